@@ -1,0 +1,41 @@
+package org.jacap.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the {@code jacap} command: one subcommand per file in this package. */
+@Command(
+        name = "jacap",
+        mixinStandardHelpOptions = true,
+        version = "jacap 0.1.0",
+        description = "Pure-Java CPU LLM runtime with capacity-aware KV-cache eviction.",
+        subcommands = {
+            InspectCommand.class,
+            RunCommand.class,
+            ChatCommand.class,
+            TokenizeCommand.class,
+            BenchCommand.class,
+            EvalCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class JacapCli implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code; used by tests, never calls System.exit. */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new JacapCli());
+        cl.setExecutionExceptionHandler(new ErrorHandler());
+        return cl.execute(args);
+    }
+}
