@@ -39,6 +39,8 @@ public final class MatMul {
     private final int panelBytes;
     private final float[][] weightScratch;
     private final ThreadPool.RangeTask task = this::runRowGroups;
+    private final ThreadPool.RangeTask roundTask = this::roundTokens;
+    private VecDotType roundType;
     private float[] rounded = new float[0];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
@@ -112,7 +114,15 @@ public final class MatMul {
             if (rounded.length < n) {
                 rounded = new float[n];
             }
-            vdt.round(x, xOff, rounded, 0, n);
+            this.roundType = vdt;
+            this.xs = x;
+            this.xBase = xOff;
+            this.cols = w.cols();
+            if (batch == 1) {
+                vdt.round(x, xOff, rounded, 0, n);
+            } else {
+                pool.parallelFor(batch, roundTask); // one token's activations per index
+            }
             this.xs = rounded;
             this.xBase = 0;
         }
@@ -131,6 +141,10 @@ public final class MatMul {
             this.out = null;
             this.data = null;
         }
+    }
+
+    private void roundTokens(int start, int end, int worker) {
+        roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
     }
 
     private void runRowGroups(int groupStart, int groupEnd, int worker) {

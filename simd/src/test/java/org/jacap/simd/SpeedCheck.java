@@ -19,7 +19,9 @@ final class SpeedCheck {
             MemorySegment seg = arena.allocate(heap.byteSize(), 64);
             seg.copyFrom(heap);
             WeightMatrix w = WeightMatrix.of(seg, type, rows, cols);
-            MatMul mm = mode.equals("scalar") ? MatMul.scalarTwin(pool, p) : new MatMul(pool, p);
+            MatMul mm = mode.equals("scalar") ? MatMul.scalarTwin(pool, p)
+                    : new MatMul(pool, p, true, Integer.getInteger("kc", 1024), Integer.getInteger("tb", 48),
+                    Integer.getInteger("panel", MatMul.PANEL_BYTES));
             float[] x = Blocks.gaussian(batch * cols, 2, 1f);
             float[] out = new float[batch * rows];
             long flops = 2L * rows * cols * batch;
