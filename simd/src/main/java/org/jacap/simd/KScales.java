@@ -21,6 +21,27 @@ final class KScales {
         return k < 8 ? (int) (lo >>> (8 * k)) & 0xFF : (hi >>> (8 * (k - 8))) & 0xFF;
     }
 
+    /**
+     * Scales and minimums of sub-blocks {@code 2c} and {@code 2c+1} in one call (the hot loops
+     * call this once per 64 weights): {@code sc[2c] | m[2c] << 8 | sc[2c+1] << 16 | m[2c+1] << 24}.
+     */
+    static int pairs(long lo, int hi, int c) {
+        int j = 2 * c;
+        if (c < 2) {
+            int s = (int) (lo >>> (8 * j));      // bytes j, j+1
+            int m = (int) (lo >>> (8 * j + 32)); // bytes j+4, j+5
+            return (s & 63) | (m & 63) << 8 | ((s >>> 8) & 63) << 16 | ((m >>> 8) & 63) << 24;
+        }
+        int q = hi >>> (8 * (j - 4));              // bytes j+4, j+5 (low 4 bits of sc, high 4 of m)
+        int t = (int) (lo >>> (8 * (j - 4)));      // bytes j-4, j-3 (top 2 bits of sc)
+        int u = (int) (lo >>> (8 * j));            // bytes j, j+1 (top 2 bits of m)
+        int sc1 = (q & 0x0F) | ((t >>> 6) & 3) << 4;
+        int m1 = ((q >>> 4) & 0x0F) | ((u >>> 6) & 3) << 4;
+        int sc2 = ((q >>> 8) & 0x0F) | ((t >>> 14) & 3) << 4;
+        int m2 = ((q >>> 12) & 0x0F) | ((u >>> 14) & 3) << 4;
+        return sc1 | m1 << 8 | sc2 << 16 | m2 << 24;
+    }
+
     /** Scale {@code j} from the 12 bytes read as one long and one int (two loads per block). */
     static int scale(long lo, int hi, int j) {
         if (j < 4) {

@@ -48,10 +48,11 @@ final class Q4KKernel implements TypeKernel {
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
-                float d1 = d * KScales.scale(lo, hi, 2 * c);
-                float m1 = dmin * KScales.min(lo, hi, 2 * c);
-                float d2 = d * KScales.scale(lo, hi, 2 * c + 1);
-                float m2 = dmin * KScales.min(lo, hi, 2 * c + 1);
+                int sm = KScales.pairs(lo, hi, c);
+                float d1 = d * (sm & 0xFF);
+                float m1 = dmin * ((sm >>> 8) & 0xFF);
+                float d2 = d * ((sm >>> 16) & 0xFF);
+                float m2 = dmin * (sm >>> 24);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
                     ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 16 + 32 * c + 8 * p, LE);
@@ -63,13 +64,13 @@ final class Q4KKernel implements TypeKernel {
     }
 
     /**
-     * Fused decode and dot: per sub-block {@code d·sc·Σq·x - dmin·m·Σx}, the q·x sums and the
-     * x sums in separate accumulators.
+     * Fused decode and dot: each weight is rebuilt in registers as {@code q·(d·sc) - dmin·m}
+     * (one FMA) and multiplied into two running accumulators (low and high nibbles).
      */
     @Override
     public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
         FloatVector acc = FloatVector.zero(F);
-        FloatVector accMin = FloatVector.zero(F);
+        FloatVector acc2 = FloatVector.zero(F);
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             float d = Half.f16ToFloat(src.get(SHORT, o));
@@ -77,27 +78,21 @@ final class Q4KKernel implements TypeKernel {
             long lo = src.get(LONG, o + 4);
             int hi = src.get(INT, o + 12);
             for (int c = 0; c < 4; c++) {
+                int sm = KScales.pairs(lo, hi, c);
+                FloatVector d1 = FloatVector.broadcast(F, d * (sm & 0xFF));
+                FloatVector m1 = FloatVector.broadcast(F, -(dmin * ((sm >>> 8) & 0xFF)));
+                FloatVector d2 = FloatVector.broadcast(F, d * ((sm >>> 16) & 0xFF));
+                FloatVector m2 = FloatVector.broadcast(F, -(dmin * (sm >>> 24)));
                 int xo = xOff + 256 * b + 64 * c;
-                FloatVector s1 = FloatVector.zero(F);
-                FloatVector s2 = FloatVector.zero(F);
-                FloatVector x1 = FloatVector.zero(F);
-                FloatVector x2 = FloatVector.zero(F);
+                long qo = o + 16 + 32 * c;
                 for (int p = 0; p < 4; p++) {
-                    ByteVector q = ByteVector.fromMemorySegment(B64, src, o + 16 + 32 * c + 8 * p, LE);
-                    FloatVector xa = FloatVector.fromArray(F, x, xo + 8 * p);
-                    FloatVector xb = FloatVector.fromArray(F, x, xo + 32 + 8 * p);
-                    s1 = Bytes.toFloat(Bytes.low(q)).fma(xa, s1);
-                    s2 = Bytes.toFloat(Bytes.high(q)).fma(xb, s2);
-                    x1 = x1.add(xa);
-                    x2 = x2.add(xb);
+                    ByteVector q = ByteVector.fromMemorySegment(B64, src, qo + 8 * p, LE);
+                    acc = Bytes.toFloat(Bytes.low(q)).fma(d1, m1).fma(FloatVector.fromArray(F, x, xo + 8 * p), acc);
+                    acc2 = Bytes.toFloat(Bytes.high(q)).fma(d2, m2).fma(FloatVector.fromArray(F, x, xo + 32 + 8 * p), acc2);
                 }
-                acc = s1.fma(FloatVector.broadcast(F, d * KScales.scale(lo, hi, 2 * c)), acc);
-                acc = s2.fma(FloatVector.broadcast(F, d * KScales.scale(lo, hi, 2 * c + 1)), acc);
-                accMin = x1.fma(FloatVector.broadcast(F, dmin * KScales.min(lo, hi, 2 * c)), accMin);
-                accMin = x2.fma(FloatVector.broadcast(F, dmin * KScales.min(lo, hi, 2 * c + 1)), accMin);
             }
         }
-        return acc.sub(accMin).reduceLanes(VectorOperators.ADD);
+        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
     }
 
     /** Scalar twin of {@link #dot}, factored the same way. */

@@ -45,10 +45,11 @@ final class Q5KKernel implements TypeKernel {
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
-                float d1 = d * KScales.scale(lo, hi, 2 * c);
-                float m1 = dmin * KScales.min(lo, hi, 2 * c);
-                float d2 = d * KScales.scale(lo, hi, 2 * c + 1);
-                float m2 = dmin * KScales.min(lo, hi, 2 * c + 1);
+                int sm = KScales.pairs(lo, hi, c);
+                float d1 = d * (sm & 0xFF);
+                float m1 = dmin * ((sm >>> 8) & 0xFF);
+                float d2 = d * ((sm >>> 16) & 0xFF);
+                float m2 = dmin * (sm >>> 24);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
                     pair(src, offset + 48 + 32 * c + 8 * p, offset + 16 + 8 * p, 2 * c, d1, m1, d2, m2,
