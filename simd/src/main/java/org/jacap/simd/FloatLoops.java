@@ -101,6 +101,46 @@ final class FloatLoops {
         put(out, o, s02, add); put(out, o + 1, s12, add); put(out, o + 2, s22, add); put(out, o + 3, s32, add);
     }
 
+    /** 4 rows x 2 tokens: 8 accumulators, so C2's 4x unrolling still fits the 16 registers. */
+    static void tile4x2(float[] w, int wOff, int wStride, float[] x, int xOff, int xStride, int n,
+                        float[] out, int o, int oStride, boolean add) {
+        FloatVector a00 = FloatVector.zero(F), a01 = FloatVector.zero(F);
+        FloatVector a10 = FloatVector.zero(F), a11 = FloatVector.zero(F);
+        FloatVector a20 = FloatVector.zero(F), a21 = FloatVector.zero(F);
+        FloatVector a30 = FloatVector.zero(F), a31 = FloatVector.zero(F);
+        int w0 = wOff, w1 = wOff + wStride, w2 = wOff + 2 * wStride, w3 = wOff + 3 * wStride;
+        int x0 = xOff, x1 = xOff + xStride;
+        int k = 0;
+        for (int bound = n & ~7; k < bound; k += 8) {
+            FloatVector v0 = FloatVector.fromArray(F, x, x0 + k);
+            FloatVector v1 = FloatVector.fromArray(F, x, x1 + k);
+            FloatVector r = FloatVector.fromArray(F, w, w0 + k);
+            a00 = r.fma(v0, a00);
+            a01 = r.fma(v1, a01);
+            r = FloatVector.fromArray(F, w, w1 + k);
+            a10 = r.fma(v0, a10);
+            a11 = r.fma(v1, a11);
+            r = FloatVector.fromArray(F, w, w2 + k);
+            a20 = r.fma(v0, a20);
+            a21 = r.fma(v1, a21);
+            r = FloatVector.fromArray(F, w, w3 + k);
+            a30 = r.fma(v0, a30);
+            a31 = r.fma(v1, a31);
+        }
+        float s00 = sum(a00), s01 = sum(a01), s10 = sum(a10), s11 = sum(a11);
+        float s20 = sum(a20), s21 = sum(a21), s30 = sum(a30), s31 = sum(a31);
+        for (; k < n; k++) {
+            float v0 = x[x0 + k], v1 = x[x1 + k];
+            s00 = Math.fma(w[w0 + k], v0, s00); s01 = Math.fma(w[w0 + k], v1, s01);
+            s10 = Math.fma(w[w1 + k], v0, s10); s11 = Math.fma(w[w1 + k], v1, s11);
+            s20 = Math.fma(w[w2 + k], v0, s20); s21 = Math.fma(w[w2 + k], v1, s21);
+            s30 = Math.fma(w[w3 + k], v0, s30); s31 = Math.fma(w[w3 + k], v1, s31);
+        }
+        put(out, o, s00, add); put(out, o + 1, s10, add); put(out, o + 2, s20, add); put(out, o + 3, s30, add);
+        o += oStride;
+        put(out, o, s01, add); put(out, o + 1, s11, add); put(out, o + 2, s21, add); put(out, o + 3, s31, add);
+    }
+
     /** 4 rows x 1 token: the matrix-vector tile. */
     static void tile4x1(float[] w, int wOff, int wStride, float[] x, int xOff, int n,
                         float[] out, int o, boolean add) {

@@ -27,7 +27,7 @@ import java.util.Objects;
  */
 public final class MatMul {
     static final int ROW_TILE = 4;
-    static final int TOKEN_TILE = 3;
+    static final int TOKEN_TILE = Integer.getInteger("jacap.tile", 2);
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
@@ -204,8 +204,14 @@ public final class MatMul {
         }
         if (rn == ROW_TILE) {
             int t = 0;
-            for (; t + TOKEN_TILE <= tn; t += TOKEN_TILE) {
-                FloatLoops.tile4x3(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
+            if (TOKEN_TILE == 3) {
+                for (; t + 3 <= tn; t += 3) {
+                    FloatLoops.tile4x3(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
+                }
+            } else {
+                for (; t + 2 <= tn; t += 2) {
+                    FloatLoops.tile4x2(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
+                }
             }
             for (; t < tn; t++) {
                 FloatLoops.tile4x1(wb, 0, wStride, x, x0 + t * cols, kn, out, o0 + t * rows, add);
