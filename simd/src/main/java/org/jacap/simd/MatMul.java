@@ -15,7 +15,7 @@ import java.util.Objects;
  *       for each group of 4 rows of this thread
  *         for each chunk of {@code kChunk} columns of the panel
  *           decode the 4 row pieces to floats once (per-thread scratch, stays in L1)
- *           run 4-row x 3-token register tiles over every token of the block
+ *           run 4-row x 2-token register tiles over every token of the block
  * </pre>
  *
  * So each weight is decoded once per token block and reused by all its tokens, and a single
@@ -27,7 +27,7 @@ import java.util.Objects;
  */
 public final class MatMul {
     static final int ROW_TILE = 4;
-    static final int TOKEN_TILE = Integer.getInteger("jacap.tile", 2);
+    static final int TOKEN_TILE = 2;
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
@@ -204,14 +204,8 @@ public final class MatMul {
         }
         if (rn == ROW_TILE) {
             int t = 0;
-            if (TOKEN_TILE == 3) {
-                for (; t + 3 <= tn; t += 3) {
-                    FloatLoops.tile4x3(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
-                }
-            } else {
-                for (; t + 2 <= tn; t += 2) {
-                    FloatLoops.tile4x2(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
-                }
+            for (; t + TOKEN_TILE <= tn; t += TOKEN_TILE) {
+                FloatLoops.tile4x2(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
             }
             for (; t < tn; t++) {
                 FloatLoops.tile4x1(wb, 0, wStride, x, x0 + t * cols, kn, out, o0 + t * rows, add);
@@ -219,7 +213,7 @@ public final class MatMul {
         } else {
             for (int i = 0; i < rn; i++) {
                 int t = 0;
-                for (; t + TOKEN_TILE <= tn; t += TOKEN_TILE) {
+                for (; t + 3 <= tn; t += 3) {
                     FloatLoops.tile1x3(wb, i * wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows + i, rows, add);
                 }
                 for (; t < tn; t++) {
