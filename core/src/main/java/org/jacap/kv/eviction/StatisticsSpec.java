@@ -1,0 +1,37 @@
+package org.jacap.kv.eviction;
+
+import java.util.EnumSet;
+import java.util.Set;
+import org.jacap.JacapException;
+
+/**
+ * What a policy needs gathered: which statistics, from which position on the pre-RoPE moments
+ * count (the sinks are excluded), and how many recent queries to keep.
+ */
+public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition, int recentQueries) {
+    public static final StatisticsSpec NOTHING = new StatisticsSpec(EnumSet.noneOf(QueryStatistic.class), 0, 0);
+
+    public StatisticsSpec {
+        needs = needs.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(needs));
+        if (momentsFromPosition < 0 || recentQueries < 0) {
+            throw new JacapException("negative statistics parameter");
+        }
+        if (needs.contains(QueryStatistic.RECENT_QUERIES) && recentQueries == 0) {
+            throw new JacapException("recent queries needed but window is 0");
+        }
+    }
+
+    public static StatisticsSpec of(int momentsFromPosition, int recentQueries, QueryStatistic first, QueryStatistic... rest) {
+        return new StatisticsSpec(EnumSet.of(first, rest), momentsFromPosition, recentQueries);
+    }
+
+    public boolean needs(QueryStatistic statistic) {
+        return needs.contains(statistic);
+    }
+
+    /** Any pre-RoPE moment at all. */
+    public boolean needsMoments() {
+        return needs(QueryStatistic.PRE_ROPE_MEAN) || needs(QueryStatistic.PRE_ROPE_VARIANCE)
+                || needs(QueryStatistic.PRE_ROPE_COVARIANCE);
+    }
+}
