@@ -38,11 +38,13 @@ class EvictionFixtureTest {
         List<DynamicNode> nodes = new ArrayList<>();
         nodes.add(DynamicTest.dynamicTest(id + " averaged rotation", () -> checkRotation(fixture.get())));
         nodes.add(DynamicTest.dynamicTest(id + " budgets", () -> checkBudgets(fixture.get())));
+        Map<String, Supplier<Scored>> scored = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.get("expected").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            nodes.add(policyTests(id, e.getKey(), e.getValue(), fixture));
+            scored.put(e.getKey(), scorer(e.getKey(), fixture));
+            nodes.add(policyTests(id, e.getKey(), e.getValue(), fixture, scored.get(e.getKey())));
         }
-        nodes.add(DynamicTest.dynamicTest(id + " boundary ties reproduced exactly", () -> checkTies(fixture.get())));
+        nodes.add(DynamicTest.dynamicTest(id + " boundary ties reproduced exactly", () -> checkTies(fixture.get(), scored)));
         return DynamicContainer.dynamicContainer(id, nodes);
     }
 
@@ -58,8 +60,8 @@ class EvictionFixtureTest {
     private record Scored(double[][] scores, Map<String, double[][]> trace, LayerSnapshot snapshot, KvScorer scorer) {
     }
 
-    private static DynamicNode policyTests(String id, String policy, JsonNode expected, Supplier<EvictionFixture> fixture) {
-        Supplier<Scored> scored = memo(() -> {
+    private static Supplier<Scored> scorer(String policy, Supplier<EvictionFixture> fixture) {
+        return memo(() -> {
             EvictionFixture f = fixture.get();
             KvScorer scorer = f.scorer(policy);
             LayerSnapshot snapshot = f.snapshot(scorer.statistics());
@@ -73,6 +75,10 @@ class EvictionFixtureTest {
             rows.forEach((k, v) -> trace.put(k, v.toArray(double[][]::new)));
             return new Scored(s, trace, snapshot, scorer);
         });
+    }
+
+    private static DynamicNode policyTests(String id, String policy, JsonNode expected, Supplier<EvictionFixture> fixture,
+                                           Supplier<Scored> scored) {
         List<DynamicNode> nodes = new ArrayList<>();
         String prefix = id + " " + policy;
         if (expected.hasNonNull("scores")) {
@@ -164,13 +170,12 @@ class EvictionFixtureTest {
     }
 
     /** Each listed tie is a real exact tie in our scores: lowest kept == highest evicted, bit for bit. */
-    private static void checkTies(EvictionFixture f) {
+    private static void checkTies(EvictionFixture f, Map<String, Supplier<Scored>> scored) {
         for (JsonNode tie : f.root.get("boundary_ties")) {
             if (!tie.get("head").isInt()) continue;   // adakv ties span heads; its kept sets are checked anyway
             String policy = tie.get("policy").asText();
             int g = tie.get("head").asInt();
-            KvScorer scorer = f.scorer(policy);
-            double[][] s = scorer.score(f.snapshot(scorer.statistics()));
+            double[][] s = scored.get(policy).get().scores();
             int[] kept = f.allocator(tie.get("allocator").asText())
                     .select(s, f.budget(tie.get("budget").asText()), f.layer(), f.layerCount())[g];
             boolean[] isKept = new boolean[s[g].length];
