@@ -65,7 +65,11 @@ final class EvictionFixture {
 
     /** Every case file {@code c*.json} (not the split inputs), sorted by name. */
     static List<Path> caseFiles() {
-        try (Stream<Path> files = Files.list(directory())) {
+        return caseFiles(directory());
+    }
+
+    static List<Path> caseFiles(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> {
                 String name = p.getFileName().toString();
                 return name.startsWith("c") && name.endsWith(".json") && !name.endsWith(".inputs.json");
