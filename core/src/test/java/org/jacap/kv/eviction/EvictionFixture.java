@@ -7,7 +7,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -101,8 +100,7 @@ final class EvictionFixture {
         JsonNode p = params(policy);
         char sep = ':';
         if (p != null) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = p.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : p.properties()) {
                 if (!e.getValue().isNumber() && !e.getValue().isBoolean()) continue;   // prose: "pooling", "generator"
                 spec.append(sep).append(e.getKey()).append('=').append(e.getValue().asText());
                 sep = ',';

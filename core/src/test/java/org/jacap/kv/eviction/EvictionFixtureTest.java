@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -39,8 +38,7 @@ class EvictionFixtureTest {
         nodes.add(DynamicTest.dynamicTest(id + " averaged rotation", () -> checkRotation(fixture.get())));
         nodes.add(DynamicTest.dynamicTest(id + " budgets", () -> checkBudgets(fixture.get())));
         Map<String, Supplier<Scored>> scored = new HashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("expected").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : root.get("expected").properties()) {
             scored.put(e.getKey(), scorer(e.getKey(), fixture));
             nodes.add(policyTests(id, e.getKey(), e.getValue(), fixture, scored.get(e.getKey())));
         }
@@ -87,8 +85,7 @@ class EvictionFixtureTest {
         }
         JsonNode intermediates = expected.get("intermediates");
         if (intermediates != null) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = intermediates.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : intermediates.properties()) {
                 String name = e.getKey();
                 nodes.add(DynamicTest.dynamicTest(prefix + " intermediate " + name, () -> {
                     double[][] actual = scored.get().trace().get(name);
@@ -97,10 +94,8 @@ class EvictionFixtureTest {
                 }));
             }
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = expected.get("kept").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> alloc = it.next();
-            for (Iterator<Map.Entry<String, JsonNode>> bt = alloc.getValue().fields(); bt.hasNext(); ) {
-                Map.Entry<String, JsonNode> budget = bt.next();
+        for (Map.Entry<String, JsonNode> alloc : expected.get("kept").properties()) {
+            for (Map.Entry<String, JsonNode> budget : alloc.getValue().properties()) {
                 String name = prefix + " " + alloc.getKey() + " " + budget.getKey();
                 nodes.add(DynamicTest.dynamicTest(name, () -> {
                     EvictionFixture f = fixture.get();

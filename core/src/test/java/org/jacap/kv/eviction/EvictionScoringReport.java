@@ -3,7 +3,6 @@ package org.jacap.kv.eviction;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -63,8 +62,7 @@ public final class EvictionScoringReport {
         System.out.println("|---|---|---|---|");
         for (Path file : EvictionFixture.caseFiles(dir.resolve("eviction"))) {
             EvictionFixture f = EvictionFixture.load(file);
-            for (Iterator<Map.Entry<String, JsonNode>> it = f.root.get("expected").fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : f.root.get("expected").properties()) {
                 if (!e.getValue().hasNonNull("scores")) continue;
                 KvScorer scorer = f.scorer(e.getKey());
                 double[][] got = scorer.score(f.snapshot(scorer.statistics()));
