@@ -19,19 +19,24 @@ final class HeadColumns {
     }
 
     static HeadColumns of(KvHeadRows rows) {
-        int n = rows.length();
-        int d = rows.headDim();
-        double[] k = new double[n * d];
-        double[] v = new double[n * d];
-        double[] rk = rows.keys();
-        double[] rv = rows.values();
-        for (int i = 0; i < n; i++) {
+        return new HeadColumns(rows.length(), rows.headDim(), transpose(rows.keys(), rows.length(), rows.headDim()),
+                transpose(rows.values(), rows.length(), rows.headDim()));
+    }
+
+    /** Keys only, for scorers that never read values ({@link #values} is null). */
+    static HeadColumns keysOf(KvHeadRows rows) {
+        return new HeadColumns(rows.length(), rows.headDim(), transpose(rows.keys(), rows.length(), rows.headDim()), null);
+    }
+
+    private static double[] transpose(double[] rowMajor, int n, int d) {
+        double[] out = new double[n * d];
+        for (int i0 = 0; i0 < n; i0 += 64) {            // tiles keep both sides in cache
+            int i1 = Math.min(n, i0 + 64);
             for (int a = 0; a < d; a++) {
-                k[a * n + i] = rk[i * d + a];
-                v[a * n + i] = rv[i * d + a];
+                for (int i = i0; i < i1; i++) out[a * n + i] = rowMajor[i * d + a];
             }
         }
-        return new HeadColumns(n, d, k, v);
+        return out;
     }
 
     /** {@code out[outOff+i] = Σ_a vec[a]·k_{from+i,a}}, summed in order a = 0..d-1. */

@@ -29,7 +29,7 @@ public record KeyDiffScorer(double normalizeEps, double cosineEps) implements Kv
         int d = layer.shape().headDim();
         double[][] s = new double[layer.heads().length][];
         for (int g = 0; g < s.length; g++) {
-            HeadColumns cols = HeadColumns.of(layer.head(g));
+            HeadColumns cols = HeadColumns.keysOf(layer.head(g));
             int n = cols.n;
             double[] norms = cols.keyNormsSquared();
             double[] clamped = new double[n];

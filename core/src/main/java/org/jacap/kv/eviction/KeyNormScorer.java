@@ -21,7 +21,7 @@ public record KeyNormScorer() implements KvScorer {
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
         double[][] s = new double[layer.heads().length][];
         for (int g = 0; g < s.length; g++) {
-            double[] sq = HeadColumns.of(layer.head(g)).keyNormsSquared();
+            double[] sq = HeadColumns.keysOf(layer.head(g)).keyNormsSquared();
             for (int i = 0; i < sq.length; i++) sq[i] = -Math.sqrt(sq[i]);
             s[g] = sq;
         }

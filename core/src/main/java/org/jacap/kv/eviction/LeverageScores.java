@@ -32,7 +32,13 @@ public final class LeverageScores {
             for (int j = 0; j < dim; j++) {
                 // y_j = (v_j − Σ_{k<j} L_jk y_k) / L_jj, across the tokens of the block at once
                 System.arraycopy(columns, j * stride + from + start, y, j * len, len);
-                for (int k = 0; k < j; k++) DoubleLanes.axpy(-lower[j * dim + k], y, k * len, y, j * len, len);
+                int k = 0;
+                for (; k + 4 <= j; k += 4) {
+                    int row = j * dim + k;
+                    DoubleLanes.axpy4(-lower[row], -lower[row + 1], -lower[row + 2], -lower[row + 3],
+                            y, k * len, (k + 1) * len, (k + 2) * len, (k + 3) * len, y, j * len, len);
+                }
+                for (; k < j; k++) DoubleLanes.axpy(-lower[j * dim + k], y, k * len, y, j * len, len);
                 DoubleLanes.divide(y, j * len, lower[j * dim + j], len);
                 DoubleLanes.multiplyAdd(y, j * len, y, j * len, out, outOffset + start, len);
             }
@@ -55,13 +61,19 @@ public final class LeverageScores {
                                        double[] weights, int weightOffset, double epsilon) {
         double[] a = new double[dim * dim];
         double[] scaled = new double[count];
+        double[] four = new double[4];
         for (int r = 0; r < dim; r++) {
             int base = r * stride + from;
             for (int i = 0; i < count; i++) scaled[i] = (weights[weightOffset + i] + epsilon) * columns[base + i];
-            for (int c = r; c < dim; c++) {
-                double s = DoubleLanes.dot(scaled, 0, columns, c * stride + from, count);
-                a[r * dim + c] = r == c ? 1.0 + s : s;
+            int c = r;
+            for (; c + 4 <= dim; c += 4) {
+                int base0 = c * stride + from;
+                DoubleLanes.dot4(scaled, 0, columns, base0, base0 + stride, base0 + 2 * stride, base0 + 3 * stride,
+                        count, four);
+                for (int t = 0; t < 4; t++) a[r * dim + c + t] = four[t];
             }
+            for (; c < dim; c++) a[r * dim + c] = DoubleLanes.dot(scaled, 0, columns, c * stride + from, count);
+            a[r * dim + r] += 1.0;
         }
         return choleskyInPlace(a, dim);
     }

@@ -45,7 +45,7 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
         double[] q = new double[d];
         for (int g = 0; g < shape.kvHeads(); g++) {
             KvHeadRows rows = layer.head(g);
-            HeadColumns cols = HeadColumns.of(rows);
+            HeadColumns cols = HeadColumns.keysOf(rows);
             int n = cols.n;
             s[g] = new double[n];
             double[] row = new double[n];

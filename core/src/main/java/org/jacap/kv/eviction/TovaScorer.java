@@ -31,6 +31,8 @@ public record TovaScorer() implements KvScorer {
         int hq = shape.queryHeads();
         double[] q = new double[shape.headDim()];
         double[][] rows = new double[hq][];
+        HeadColumns[] columns = new HeadColumns[shape.kvHeads()];
+        for (int g = 0; g < columns.length; g++) columns[g] = HeadColumns.keysOf(layer.head(g));
         for (int h = 0; h < hq; h++) {
             int held = stats.recentCount(h);
             if (held == 0) throw new JacapException("tova: no query observed for head " + h);
@@ -38,7 +40,7 @@ public record TovaScorer() implements KvScorer {
             stats.recentQueryInto(h, held - 1, q);
             int visible = head.firstIndexAtOrAfter(stats.recentPosition(h, held - 1) + 1);
             rows[h] = new double[head.length()];
-            SoftmaxRows.attentionRow(HeadColumns.of(head), q, visible, rows[h]);
+            SoftmaxRows.attentionRow(columns[shape.kvHeadOf(h)], q, visible, rows[h]);
             if (trace.enabled()) trace.record("last_row_attention", h, Arrays.copyOf(rows[h], Math.max(0, head.length() - 1)));
         }
         boolean aligned = headsAligned(layer);

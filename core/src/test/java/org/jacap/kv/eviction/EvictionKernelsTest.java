@@ -30,6 +30,14 @@ class EvictionKernelsTest {
                 DoubleLanes.multiplyAdd(x, off, y, 1, acc1, 0, len);
                 DoubleLanes.multiplyAddScalar(x, off, y, 1, acc2, 0, len);
                 assertArrayEquals(acc2, acc1, 0.0, "multiplyAdd " + len);
+                DoubleLanes.axpy4(0.1, -0.2, 0.3, 1.5, x, off, 0, 1, 2, acc1, 0, len);
+                DoubleLanes.axpy4Scalar(0.1, -0.2, 0.3, 1.5, x, off, 0, 1, 2, acc2, 0, len);
+                assertArrayEquals(acc2, acc1, 0.0, "axpy4 " + len);
+                double[] four = new double[4];
+                DoubleLanes.dot4(x, off, y, 0, 1, 2, 3 - off, len, four);
+                double[] want = {DoubleLanes.dotScalar(x, off, y, 0, len), DoubleLanes.dotScalar(x, off, y, 1, len),
+                    DoubleLanes.dotScalar(x, off, y, 2, len), DoubleLanes.dotScalar(x, off, y, 3 - off, len)};
+                assertArrayEquals(want, four, 1e-12 * (len + 1), "dot4 " + len);
                 DoubleLanes.divide(acc1, off, 1.7, len);
                 DoubleLanes.divideScalar(acc2, off, 1.7, len);
                 assertArrayEquals(acc2, acc1, 0.0, "divide " + len);
