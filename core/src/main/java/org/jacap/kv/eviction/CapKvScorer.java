@@ -8,9 +8,16 @@ import org.jacap.JacapException;
  * {@code s_i = w_i · v_iᵀ(I + Σ (w_j + ε) v_j v_jᵀ)⁻¹ v_i}; group mean; the first {@code nSink}
  * entries are protected with scores {@code max + (sinkBonus + nSink − 1 − i)}.
  */
-public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonus) implements KvScorer {
+public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonus, CapacityAblation ablation)
+        implements KvScorer {
     public CapKvScorer {
         if (nSink < 0) throw new JacapException("capkv: n_sink must be >= 0");
+        if (ablation == null) ablation = CapacityAblation.DEFAULT;
+    }
+
+    /** The paper configuration with the given parameters. */
+    public CapKvScorer(int nSink, double tau, double epsilon, double sinkBonus) {
+        this(nSink, tau, epsilon, sinkBonus, CapacityAblation.DEFAULT);
     }
 
     /** The author's defaults: 4 sinks, τ = 5, ε = 1e-6, sink bonus 1. */
@@ -25,7 +32,8 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
 
     @Override
     public String spec() {
-        return name() + ":n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",sink_bonus=" + sinkBonus;
+        return name() + ":n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",sink_bonus=" + sinkBonus
+                + ablation.specSuffix();
     }
 
     @Override
@@ -46,39 +54,39 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
         for (int g = 0; g < shape.kvHeads(); g++) {
             HeadColumns cols = HeadColumns.of(layer.head(g));
             int n = cols.n;
-            int m = Math.max(0, n - nSink);
+            int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
+            int m = n - from;
             s[g] = new double[n];
             if (m == 0) continue;
             double[] keyNorm = cols.keyNormsSquared();
             for (int i = 0; i < n; i++) keyNorm[i] = Math.max(Math.sqrt(keyNorm[i]), 1e-12);
+            double[] cos = new double[m];
             double[] w = new double[m];
             double[] lev = new double[m];
-            for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + group; h++) {
+            int h0 = shape.firstQueryHead(g);
+            for (int h = h0; h < h0 + group; h++) {
                 stats.meanInto(h, mean);
                 rotation.apply(mean, mu);
                 double muNorm = Math.max(Math.sqrt(DoubleLanes.dotScalar(mu, 0, mu, 0, d)), 1e-12);
-                cols.keyDots(mu, nSink, m, w, 0);
+                cols.keyDots(mu, from, m, cos, 0);
                 double maxLogit = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
-                    double c = Math.clamp(w[i] / (muNorm * keyNorm[nSink + i]), -1.0, 1.0);
-                    w[i] = tau * c;
+                    cos[i] = Math.clamp(cos[i] / (muNorm * keyNorm[from + i]), -1.0, 1.0);
+                    w[i] = tau * cos[i];
                     maxLogit = Math.max(maxLogit, w[i]);
                 }
+                for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - maxLogit);
+                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
-                    double[] cos = new double[m];
-                    for (int i = 0; i < m; i++) cos[i] = w[i] / tau;
-                    trace.record("cos", h, cos);
-                }
-                for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - maxLogit);
-                LeverageScores.ridgeLeverage(cols.values, n, nSink, m, d, w, 0, epsilon, lev, 0);
-                if (trace.enabled()) {
+                    trace.record("cos", h, cos.clone());
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) s[g][nSink + i] += w[i] * lev[i];
+                for (int i = 0; i < m; i++) lev[i] *= w[i];          // s = w·ℓ (w, not w + ε)
+                ablation.group().accumulate(s[g], lev, from, n, h - h0);
             }
-            for (int i = nSink; i < n; i++) s[g][i] /= group;
+            ablation.group().finish(s[g], from, n, group);
         }
         ProtectedScores.protectSinks(s, nSink, sinkBonus);
         return s;

@@ -50,13 +50,15 @@ public final class EvictionPolicies {
             case "capkv" -> {
                 CapKvScorer d = CapKvScorer.defaults();
                 yield new CapKvScorer((int) s.integer(d.nSink(), "n_sink", "sinks"), s.real(d.tau(), "tau"),
-                        s.real(d.epsilon(), "epsilon", "eps"), s.real(d.sinkBonus(), "sink_bonus"));
+                        s.real(d.epsilon(), "epsilon", "eps"), s.real(d.sinkBonus(), "sink_bonus"), ablation(s));
             }
             case "jacap", "jacap-literal", "jacap_literal" -> {
                 JacapScorer d = s.name.equals("jacap") ? JacapScorer.defaults() : JacapScorer.literal();
                 yield new JacapScorer((int) s.integer(d.nSink(), "n_sink", "sinks"), s.real(d.tau(), "tau"),
                         s.real(d.epsilon(), "epsilon", "eps"), s.bool(d.normalize(), "normalize"),
-                        s.bool(d.divideByD(), "divide_by_d"), s.real(d.sinkBonus(), "sink_bonus"));
+                        s.bool(d.divideByD(), "divide_by_d"),
+                        s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
+                        s.real(d.sinkBonus(), "sink_bonus"), ablation(s));
             }
             default -> throw new JacapException("unknown KV eviction policy '" + s.name + "'; valid: "
                     + String.join(", ", SCORERS));
@@ -78,6 +80,13 @@ public final class EvictionPolicies {
         };
         s.requireAllUsed();
         return allocator;
+    }
+
+    private static CapacityAblation ablation(Spec s) {
+        CapacityAblation d = CapacityAblation.DEFAULT;
+        return new CapacityAblation(s.real(d.ridge(), "ridge"),
+                GroupReduction.valueOf(s.choice("mean", List.of("mean", "max"), "group").toUpperCase(Locale.ROOT)),
+                s.bool(d.includeSinks(), "include_sinks"));
     }
 
     /** A parsed {@code name:key=value,...}; remembers which keys the caller asked for. */
@@ -153,6 +162,17 @@ public final class EvictionPolicies {
                 case "false", "no", "0" -> false;
                 default -> throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be true or false, got '" + v + "'");
             };
+        }
+
+        String choice(String fallback, List<String> allowed, String... keys) {
+            String v = take(keys);
+            if (v == null) return fallback;
+            String lower = v.toLowerCase(Locale.ROOT);
+            if (!allowed.contains(lower)) {
+                throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be one of "
+                        + String.join(", ", allowed) + ", got '" + v + "'");
+            }
+            return lower;
         }
 
         void requireAllUsed() {

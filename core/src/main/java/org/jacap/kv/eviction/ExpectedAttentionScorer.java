@@ -70,7 +70,7 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
                 if (useCovariance) {
                     stats.covarianceInto(h, cov);
                     rotation.applyToCovariance(cov, covRot);
-                    quadraticForms(cols, covRot, m, quad, partial);
+                    cols.keyQuadraticForms(covRot, nSink, m, quad, partial);
                     for (int i = 0; i < m; i++) z[i] += quad[i] / (2.0 * d);
                 }
                 if (trace.enabled()) {
@@ -90,19 +90,5 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
         }
         ProtectedScores.protectSinks(s, nSink, 1.0);
         return s;
-    }
-
-    /** {@code quad[i] = k_iᵀ C k_i} for the scored entries, using C's symmetry (upper triangle). */
-    private void quadraticForms(HeadColumns cols, double[] c, int m, double[] quad, double[] partial) {
-        int d = cols.d;
-        int n = cols.n;
-        java.util.Arrays.fill(quad, 0, m, 0.0);
-        for (int a = 0; a < d; a++) {
-            // partial = C_aa k_a + Σ_{b>a} 2 C_ab k_b, then quad += k_a ⊙ partial
-            java.util.Arrays.fill(partial, 0, m, 0.0);
-            DoubleLanes.axpy(c[a * d + a], cols.keys, a * n + nSink, partial, 0, m);
-            for (int b = a + 1; b < d; b++) DoubleLanes.axpy(2.0 * c[a * d + b], cols.keys, b * n + nSink, partial, 0, m);
-            DoubleLanes.multiplyAdd(cols.keys, a * n + nSink, partial, 0, quad, 0, m);
-        }
     }
 }

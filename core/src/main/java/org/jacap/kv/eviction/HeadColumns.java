@@ -45,6 +45,20 @@ final class HeadColumns {
         for (int a = 0; a < d; a++) DoubleLanes.axpy(vec[a], keys, a * n + from, out, outOff, count);
     }
 
+    /**
+     * {@code out[i] = k_{from+i}ᵀ C k_{from+i}} for symmetric row-major d×d C, from its upper
+     * triangle: {@code Σ_a k_a (C_aa k_a + Σ_{b>a} 2 C_ab k_b)}. {@code partial} is scratch of count.
+     */
+    void keyQuadraticForms(double[] c, int from, int count, double[] out, double[] partial) {
+        java.util.Arrays.fill(out, 0, count, 0.0);
+        for (int a = 0; a < d; a++) {
+            java.util.Arrays.fill(partial, 0, count, 0.0);
+            DoubleLanes.axpy(c[a * d + a], keys, a * n + from, partial, 0, count);
+            for (int b = a + 1; b < d; b++) DoubleLanes.axpy(2.0 * c[a * d + b], keys, b * n + from, partial, 0, count);
+            DoubleLanes.multiplyAdd(keys, a * n + from, partial, 0, out, 0, count);
+        }
+    }
+
     /** {@code out[i] = ‖k_i‖²} for all entries. */
     double[] keyNormsSquared() {
         return squaredNorms(keys);

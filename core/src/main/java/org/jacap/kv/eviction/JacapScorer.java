@@ -1,5 +1,6 @@
 package org.jacap.kv.eviction;
 
+import java.util.EnumSet;
 import org.jacap.JacapException;
 
 /**
@@ -8,11 +9,19 @@ import org.jacap.JacapException;
  * scored entries, {@code μ = R̄·mean q_pre} and {@code κ_i = k_iᵀΛk_i} with Λ the rotated diagonal
  * query variance. Weights are formed in the log domain (α² underflows) and, when
  * {@code normalize}, scaled to max 1 as CapKV's are; {@code normalize=false} is the literal form.
+ *
+ * @param fullCovariance ablation: Λ = R̄ΣR̄ᵀ with the full query covariance instead of its diagonal
  */
 public record JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD,
-                          double sinkBonus) implements KvScorer {
+                          boolean fullCovariance, double sinkBonus, CapacityAblation ablation) implements KvScorer {
     public JacapScorer {
         if (nSink < 0 || !(tau > 0)) throw new JacapException("jacap: needs n_sink >= 0 and tau > 0");
+        if (ablation == null) ablation = CapacityAblation.DEFAULT;
+    }
+
+    /** The reconstruction with the given parameters: diagonal Λ, no other ablation. */
+    public JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD, double sinkBonus) {
+        this(nSink, tau, epsilon, normalize, divideByD, false, sinkBonus, CapacityAblation.DEFAULT);
     }
 
     /** Reconstruction defaults: 4 sinks, τ = 10, ε = 1e-6, max-normalised, with 1/d. */
@@ -33,12 +42,14 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
     @Override
     public String spec() {
         return "jacap:n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",normalize=" + normalize
-                + ",divide_by_d=" + divideByD + ",sink_bonus=" + sinkBonus;
+                + ",divide_by_d=" + divideByD + ",sink_bonus=" + sinkBonus
+                + (fullCovariance ? ",covariance=full" : "") + ablation.specSuffix();
     }
 
     @Override
     public StatisticsSpec statistics() {
-        return StatisticsSpec.of(nSink, 0, QueryStatistic.PRE_ROPE_MEAN, QueryStatistic.PRE_ROPE_VARIANCE);
+        return new StatisticsSpec(EnumSet.of(QueryStatistic.PRE_ROPE_MEAN,
+                fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE), nSink, 0);
     }
 
     @Override
@@ -51,27 +62,36 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
         double logitScale = tau * Math.sqrt(d);
         double logD = divideByD ? Math.log(d) : 0.0;
         double[] mean = new double[d];
-        double[] variance = new double[d];
+        double[] variance = new double[fullCovariance ? d * d : d];
         double[] mu = new double[d];
-        double[] lambda = new double[d];
+        double[] lambda = new double[fullCovariance ? d * d : d];
         double[][] s = new double[shape.kvHeads()][];
         for (int g = 0; g < shape.kvHeads(); g++) {
             HeadColumns cols = HeadColumns.of(layer.head(g));
             int n = cols.n;
-            int m = Math.max(0, n - nSink);
+            int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
+            int m = n - from;
             s[g] = new double[n];
             if (m == 0) continue;
             double[] logAlpha = new double[m];
             double[] kappa = new double[m];
-            double[] scaledKey = new double[m];
+            double[] scratch = new double[m];
             double[] w = new double[m];
             double[] lev = new double[m];
-            for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + group; h++) {
+            int h0 = shape.firstQueryHead(g);
+            for (int h = h0; h < h0 + group; h++) {
                 stats.meanInto(h, mean);
-                stats.varianceInto(h, variance);
                 rotation.apply(mean, mu);
-                rotation.applyToDiagonal(variance, lambda);
-                cols.keyDots(mu, nSink, m, logAlpha, 0);
+                if (fullCovariance) {
+                    stats.covarianceInto(h, variance);
+                    rotation.applyToCovariance(variance, lambda);
+                    cols.keyQuadraticForms(lambda, from, m, kappa, scratch);
+                } else {
+                    stats.varianceInto(h, variance);
+                    rotation.applyToDiagonal(variance, lambda);
+                    logitVariances(cols, lambda, from, m, kappa, scratch);
+                }
+                cols.keyDots(mu, from, m, logAlpha, 0);
                 double maxZ = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
                     logAlpha[i] /= logitScale;
@@ -81,7 +101,6 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
                 for (int i = 0; i < m; i++) sum += Math.exp(logAlpha[i] - maxZ);
                 double logSumExp = maxZ + Math.log(sum);
                 for (int i = 0; i < m; i++) logAlpha[i] -= logSumExp;
-                logitVariances(cols, lambda, m, kappa, scaledKey);
                 double maxLogW = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
                     double la = logAlpha[i];
@@ -91,28 +110,30 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
                 // all weights 0 (one scored entry, or κ ≡ 0): nothing to normalise
                 double shift = normalize && maxLogW > Double.NEGATIVE_INFINITY ? maxLogW : 0.0;
                 for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - shift);
-                LeverageScores.ridgeLeverage(cols.values, n, nSink, m, d, w, 0, epsilon, lev, 0);
+                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
-                    trace.record("lambda", h, lambda.clone());
+                    trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
                     trace.record("log_alpha", h, logAlpha.clone());
                     trace.record("kappa", h, kappa.clone());
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) s[g][nSink + i] += w[i] * lev[i];
+                for (int i = 0; i < m; i++) lev[i] *= w[i];          // s = w·ℓ
+                ablation.group().accumulate(s[g], lev, from, n, h - h0);
             }
-            for (int i = nSink; i < n; i++) s[g][i] /= group;
+            ablation.group().finish(s[g], from, n, group);
         }
         ProtectedScores.protectSinks(s, nSink, sinkBonus);
         return s;
     }
 
     /** {@code κ_i = Σ_a Λ_a k_{i,a}²}: the variance of entry i's logit under the query prior. */
-    private void logitVariances(HeadColumns cols, double[] lambda, int m, double[] kappa, double[] scaledKey) {
+    private static void logitVariances(HeadColumns cols, double[] lambda, int from, int m, double[] kappa,
+                                       double[] scaledKey) {
         java.util.Arrays.fill(kappa, 0, m, 0.0);
         for (int a = 0; a < cols.d; a++) {
-            int off = a * cols.n + nSink;
+            int off = a * cols.n + from;
             java.util.Arrays.fill(scaledKey, 0, m, 0.0);
             DoubleLanes.axpy(lambda[a], cols.keys, off, scaledKey, 0, m);
             DoubleLanes.multiplyAdd(cols.keys, off, scaledKey, 0, kappa, 0, m);

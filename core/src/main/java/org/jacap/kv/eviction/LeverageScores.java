@@ -5,8 +5,8 @@ import org.jacap.JacapException;
 
 /**
  * Ridge leverage of weighted value rows, the shared core of CapKV and Jacap:
- * {@code A = I + Σ_i (w_i + ε) v_i v_iᵀ}, {@code ℓ_i = v_iᵀ A⁻¹ v_i}. A is SPD (A ⪰ I), so it is
- * factored by Cholesky {@code A = LLᵀ} and {@code ℓ_i = ‖L⁻¹v_i‖²}.
+ * {@code A = λI + Σ_i (w_i + ε) v_i v_iᵀ} (λ = 1 in both papers), {@code ℓ_i = v_iᵀ A⁻¹ v_i}.
+ * A is SPD (A ⪰ λI), so it is factored by Cholesky {@code A = LLᵀ} and {@code ℓ_i = ‖L⁻¹v_i‖²}.
  * Cost ≈ {@code m·d²} for A, {@code d³/3} for L and {@code m·d²} for the substitutions.
  */
 public final class LeverageScores {
@@ -19,12 +19,13 @@ public final class LeverageScores {
     /**
      * Leverage of tokens {@code from .. from+count-1} of column-major values (coordinate a of
      * token i at {@code columns[a*stride + i]}), with weights {@code weights[weightOffset + i]}.
-     * Writes {@code ℓ} to {@code out[outOffset + i]}.
+     * Writes {@code ℓ} to {@code out[outOffset + i]}. {@code ridge} is λ (> 0).
      */
     public static void ridgeLeverage(double[] columns, int stride, int from, int count, int dim,
-                                     double[] weights, int weightOffset, double epsilon,
+                                     double[] weights, int weightOffset, double epsilon, double ridge,
                                      double[] out, int outOffset) {
-        double[] lower = choleskyOfCapacity(columns, stride, from, count, dim, weights, weightOffset, epsilon);
+        if (!(ridge > 0)) throw new JacapException("leverage ridge must be > 0, got " + ridge);
+        double[] lower = choleskyOfCapacity(columns, stride, from, count, dim, weights, weightOffset, epsilon, ridge);
         Arrays.fill(out, outOffset, outOffset + count, 0.0);
         double[] y = new double[dim * Math.min(TOKEN_BLOCK, Math.max(count, 1))];
         for (int start = 0; start < count; start += TOKEN_BLOCK) {
@@ -45,20 +46,25 @@ public final class LeverageScores {
         }
     }
 
-    /** Row-major convenience: {@code rows[i]} is v_i. */
+    /** Row-major convenience with λ = 1: {@code rows[i]} is v_i. */
     public static double[] ridgeLeverage(double[][] rows, double[] weights, double epsilon) {
+        return ridgeLeverage(rows, weights, epsilon, 1.0);
+    }
+
+    /** Row-major convenience: {@code rows[i]} is v_i. */
+    public static double[] ridgeLeverage(double[][] rows, double[] weights, double epsilon, double ridge) {
         int m = rows.length;
         int d = m == 0 ? 0 : rows[0].length;
         double[] cols = new double[m * d];
         for (int i = 0; i < m; i++) for (int a = 0; a < d; a++) cols[a * m + i] = rows[i][a];
         double[] out = new double[m];
-        if (m > 0) ridgeLeverage(cols, m, 0, m, d, weights, 0, epsilon, out, 0);
+        if (m > 0) ridgeLeverage(cols, m, 0, m, d, weights, 0, epsilon, ridge, out, 0);
         return out;
     }
 
-    /** L (row-major, lower) with {@code LLᵀ = I + Σ (w_i + ε) v_i v_iᵀ}. */
+    /** L (row-major, lower) with {@code LLᵀ = λI + Σ (w_i + ε) v_i v_iᵀ}. */
     static double[] choleskyOfCapacity(double[] columns, int stride, int from, int count, int dim,
-                                       double[] weights, int weightOffset, double epsilon) {
+                                       double[] weights, int weightOffset, double epsilon, double ridge) {
         double[] a = new double[dim * dim];
         double[] scaled = new double[count];
         double[] four = new double[4];
@@ -73,7 +79,7 @@ public final class LeverageScores {
                 for (int t = 0; t < 4; t++) a[r * dim + c + t] = four[t];
             }
             for (; c < dim; c++) a[r * dim + c] = DoubleLanes.dot(scaled, 0, columns, c * stride + from, count);
-            a[r * dim + r] += 1.0;
+            a[r * dim + r] += ridge;
         }
         return choleskyInPlace(a, dim);
     }
