@@ -11,6 +11,7 @@ import org.jacap.JacapException;
 /**
  * The policy registry: parses {@code name[:key=value,...]} specs, e.g. {@code capkv},
  * {@code jacap:tau=20,normalize=false}, {@code snapkv:window=32}, {@code pyramid:beta=20}.
+ * Every evicting scorer also takes {@code protect_sinks=S,protect_recent=R} (see {@link ProtectedScorer}).
  * Unknown names and keys fail with a message listing the valid ones.
  */
 public final class EvictionPolicies {
@@ -30,6 +31,8 @@ public final class EvictionPolicies {
 
     public static KvScorer scorer(String spec) {
         Spec s = Spec.parse(spec);
+        long protectSinks = s.integer(-1, "protect_sinks");
+        long protectRecent = s.integer(-1, "protect_recent");
         KvScorer scorer = switch (s.name) {
             case "none" -> new KeepAllScorer();
             case "random" -> new RandomScorer(s.integer(RandomScorer.DEFAULT_SEED, "seed"));
@@ -64,6 +67,9 @@ public final class EvictionPolicies {
                     + String.join(", ", SCORERS));
         };
         s.requireAllUsed();
+        if (protectSinks >= 0 || protectRecent >= 0) {
+            scorer = new ProtectedScorer(scorer, (int) Math.max(0, protectSinks), (int) Math.max(0, protectRecent));
+        }
         return scorer;
     }
 

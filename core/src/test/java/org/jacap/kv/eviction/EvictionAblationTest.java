@@ -129,4 +129,21 @@ class EvictionAblationTest {
         assertTrue(e.getMessage().contains("mean, max"), e.getMessage());
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("capkv:ridge=0"));
     }
+
+    @Test
+    void uniformProtectionWrapsAnyScorer() {
+        LayerSnapshot s = new SyntheticLayer(24, 4, 2, 40, 8).snapshot(SyntheticLayer.everything(4, 8));
+        for (String base : new String[] {"knorm", "snapkv:window=8", "capkv", "h2o", "random:seed=3"}) {
+            KvScorer scorer = EvictionPolicies.scorer(base + (base.contains(":") ? "," : ":") + "protect_sinks=4,protect_recent=4");
+            assertEquals(scorer, EvictionPolicies.scorer(scorer.spec()));
+            double[][] scores = scorer.score(s);
+            int[][] six = new UniformAllocator().select(scores, Budget.kept(6), 0, 1);
+            int[][] ten = new UniformAllocator().select(scores, Budget.kept(10), 0, 1);
+            for (int g = 0; g < 2; g++) {
+                assertEquals(Arrays.toString(new int[] {0, 1, 2, 3, 38, 39}), Arrays.toString(six[g]), base);
+                for (int p : new int[] {0, 1, 2, 3, 36, 37, 38, 39}) assertTrue(Arrays.binarySearch(ten[g], p) >= 0, base);
+            }
+        }
+        assertThrows(JacapException.class, () -> EvictionPolicies.scorer("none:protect_sinks=4"));
+    }
 }
