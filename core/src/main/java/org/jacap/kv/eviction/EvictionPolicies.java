@@ -18,7 +18,7 @@ public final class EvictionPolicies {
     /** Scorer names, as the CLI's {@code --kv-policy} takes them. */
     public static final List<String> SCORERS = List.of(
             "none", "random", "streaming", "knorm", "keydiff", "snapkv", "tova", "h2o", "expected", "capkv",
-            "jacap", "jacap-literal");
+            "jacap", "jacap-literal", "greedy");
     /** Allocator names, as the CLI's {@code --kv-allocator} takes them. */
     public static final List<String> ALLOCATORS = List.of("uniform", "pyramid", "ada");
 
@@ -63,6 +63,9 @@ public final class EvictionPolicies {
                         s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
                         s.real(d.sinkBonus(), "sink_bonus"), ablation(s));
             }
+            case "greedy" -> new GreedyLogDetScorer(
+                    s.choice("jacap", List.of("capkv", "jacap"), "weights").equals("capkv") ? CapKvScorer.defaults()
+                            : JacapScorer.defaults(), (int) s.integer(Integer.MAX_VALUE, "max_picks"));
             default -> throw new JacapException("unknown KV eviction policy '" + s.name + "'; valid: "
                     + String.join(", ", SCORERS));
         };

@@ -41,8 +41,17 @@ final class HeadColumns {
 
     /** {@code out[outOff+i] = Σ_a vec[a]·k_{from+i,a}}, summed in order a = 0..d-1. */
     void keyDots(double[] vec, int from, int count, double[] out, int outOff) {
+        dots(keys, vec, from, count, out, outOff);
+    }
+
+    /** {@code out[outOff+i] = Σ_a vec[a]·v_{from+i,a}}. */
+    void valueDots(double[] vec, int from, int count, double[] out, int outOff) {
+        dots(values, vec, from, count, out, outOff);
+    }
+
+    private void dots(double[] cols, double[] vec, int from, int count, double[] out, int outOff) {
         java.util.Arrays.fill(out, outOff, outOff + count, 0.0);
-        for (int a = 0; a < d; a++) DoubleLanes.axpy(vec[a], keys, a * n + from, out, outOff, count);
+        for (int a = 0; a < d; a++) DoubleLanes.axpy(vec[a], cols, a * n + from, out, outOff, count);
     }
 
     /**

@@ -9,7 +9,7 @@ package org.jacap.kv.eviction;
 public sealed interface KvScorer
         permits KeepAllScorer, RandomScorer, StreamingScorer, KeyNormScorer, KeyDiffScorer, SnapKvScorer,
         TovaScorer, ObservedAttentionScorer, ExpectedAttentionScorer, CapKvScorer, JacapScorer,
-        FutureAttentionOracle, ProtectedScorer {
+        FutureAttentionOracle, ProtectedScorer, GreedyLogDetScorer {
 
     /** Registry name, e.g. {@code "capkv"}. */
     String name();

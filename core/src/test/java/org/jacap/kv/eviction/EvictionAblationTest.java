@@ -146,4 +146,49 @@ class EvictionAblationTest {
         }
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("none:protect_sinks=4"));
     }
+
+    /** The greedy order equals argmax log(1 + w·vᵀA_C⁻¹v) recomputed from scratch at every step. */
+    @Test
+    void greedyLogDetFollowsTheDefinition() {
+        SyntheticLayer layer = new SyntheticLayer(25, 1, 1, 24, 6);
+        LayerSnapshot s = layer.snapshot(SyntheticLayer.everything(4, 8));
+        for (String base : new String[] {"capkv", "jacap"}) {
+            GreedyLogDetScorer greedy = (GreedyLogDetScorer) EvictionPolicies.scorer("greedy:weights=" + base);
+            assertEquals(greedy, EvictionPolicies.scorer(greedy.spec()));
+            double[][] w = new double[1][];
+            greedy.weights().score(s, (name, row, values) -> {
+                if (name.equals("w")) w[row] = values;
+            });
+            double[] scores = greedy.score(s)[0];
+            int m = 20;
+            boolean[] picked = new boolean[m];
+            double[][] a = new double[6][6];
+            for (int x = 0; x < 6; x++) a[x][x] = 1;
+            for (int r = 0; r < m; r++) {
+                RealMatrix inv = new org.apache.commons.math3.linear.LUDecomposition(new Array2DRowRealMatrix(a)).getSolver().getInverse();
+                int best = -1;
+                double bestGain = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < m; i++) {
+                    if (picked[i]) continue;
+                    double[] v = layer.values[0][4 + i];
+                    double q = inv.preMultiply(new org.apache.commons.math3.linear.ArrayRealVector(v)).dotProduct(
+                            new org.apache.commons.math3.linear.ArrayRealVector(v));
+                    double gain = Math.log1p(w[0][i] * q);
+                    if (gain > bestGain + 1e-12) {
+                        bestGain = gain;
+                        best = i;
+                    }
+                }
+                picked[best] = true;
+                assertEquals(1.0 + (m - r), scores[4 + best], 0.0, base + " pick " + r);
+                double[] v = layer.values[0][4 + best];
+                for (int x = 0; x < 6; x++) for (int y = 0; y < 6; y++) a[x][y] += w[0][best] * v[x] * v[y];
+            }
+            double[] capped = ((GreedyLogDetScorer) EvictionPolicies.scorer("greedy:weights=" + base + ",max_picks=5")).score(s)[0];
+            int[] top5 = TopK.top(Arrays.copyOfRange(capped, 4, 24), 5);
+            int[] full5 = TopK.top(Arrays.copyOfRange(scores, 4, 24), 5);
+            assertEquals(Arrays.toString(full5), Arrays.toString(top5));
+            for (int i = 4; i < 24; i++) assertTrue(capped[i] >= 2 || capped[i] < 1);
+        }
+    }
 }
