@@ -25,6 +25,23 @@ public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition,
         return new StatisticsSpec(EnumSet.of(first, rest), momentsFromPosition, recentQueries);
     }
 
+    /**
+     * What two policies need together, so one prefill can serve several policies (evaluation):
+     * the larger recent window. The moments must start at the same position (same sink count).
+     */
+    public StatisticsSpec union(StatisticsSpec other) {
+        boolean bothMoments = needsMoments() && other.needsMoments();
+        if (bothMoments && momentsFromPosition != other.momentsFromPosition) {
+            throw new JacapException("policies disagree on the first query position of the moments: "
+                    + momentsFromPosition + " vs " + other.momentsFromPosition);
+        }
+        EnumSet<QueryStatistic> all = EnumSet.noneOf(QueryStatistic.class);
+        all.addAll(needs);
+        all.addAll(other.needs);
+        int from = needsMoments() ? momentsFromPosition : other.momentsFromPosition;
+        return new StatisticsSpec(all, from, Math.max(recentQueries, other.recentQueries));
+    }
+
     public boolean needs(QueryStatistic statistic) {
         return needs.contains(statistic);
     }

@@ -141,4 +141,22 @@ class EvictionStatisticsTest {
             for (int a = 0; a < 6; a++) assertEquals(full[a * 7], diag[a], 1e-15);
         }
     }
+
+    @Test
+    void oneSpecCanServeSeveralPolicies() {
+        StatisticsSpec all = StatisticsSpec.NOTHING;
+        for (String name : EvictionPolicies.SCORERS) all = all.union(EvictionPolicies.scorer(name).statistics());
+        assertEquals(EnumSet.allOf(QueryStatistic.class), EnumSet.copyOf(all.needs()));
+        assertEquals(4, all.momentsFromPosition());
+        assertEquals(64, all.recentQueries());
+        StatisticsSpec capkv = CapKvScorer.defaults().statistics();
+        assertThrows(JacapException.class, () -> capkv.union(EvictionPolicies.scorer("jacap:n_sink=2").statistics()));
+        // the same fed statistics give every policy the same scores as its own narrower statistics
+        SyntheticLayer layer = new SyntheticLayer(30, 4, 2, 70, 8);
+        LayerSnapshot shared = layer.snapshot(all);
+        for (String name : EvictionPolicies.SCORERS) {
+            KvScorer scorer = EvictionPolicies.scorer(name);
+            assertTrue(java.util.Arrays.deepEquals(scorer.score(layer.snapshot(scorer.statistics())), scorer.score(shared)), name);
+        }
+    }
 }
