@@ -38,6 +38,29 @@ public final class VectorSupport {
         public boolean fast() {
             return modulePresent && vectorBits >= EXPECTED_BITS;
         }
+
+        /** One line describing the set-up. */
+        public String describe() {
+            if (!modulePresent) {
+                return "SIMD: unavailable (" + MODULE + " not loaded)";
+            }
+            return "SIMD: " + vectorBits + "-bit vectors, " + floatLanes + " float / " + doubleLanes
+                    + " double lanes (" + MODULE + ")";
+        }
+
+        /** A one-line warning when this is a slow path, empty when all is well. */
+        public Optional<String> warning() {
+            if (!modulePresent) {
+                return Optional.of("WARNING: " + MODULE + " is not loaded: Jacap's kernels cannot run; start the JVM"
+                        + " with --add-modules " + MODULE + " (the jacap launcher does this).");
+            }
+            if (vectorBits < EXPECTED_BITS) {
+                return Optional.of("WARNING: preferred vector width is " + vectorBits + " bits (" + floatLanes
+                        + " float lanes), below the " + EXPECTED_BITS + " bits Jacap is tuned for:"
+                        + " kernels will run several times slower (no AVX2 on this CPU, or -XX:UseAVX lowered?).");
+            }
+            return Optional.empty();
+        }
     }
 
     /** The probed status (immutable, computed once). */
@@ -57,25 +80,12 @@ public final class VectorSupport {
 
     /** One line describing the SIMD set-up, e.g. for {@code jacap --version} or bench headers. */
     public static String describe() {
-        if (!STATUS.modulePresent()) {
-            return "SIMD: unavailable (" + MODULE + " not loaded)";
-        }
-        return "SIMD: " + STATUS.vectorBits() + "-bit vectors, " + STATUS.floatLanes() + " float / "
-                + STATUS.doubleLanes() + " double lanes (" + MODULE + ")";
+        return STATUS.describe();
     }
 
     /** A one-line warning when running on the slow path, empty when all is well. */
     public static Optional<String> warning() {
-        if (!STATUS.modulePresent()) {
-            return Optional.of("WARNING: " + MODULE + " is not loaded: Jacap's kernels cannot run; start the JVM with"
-                    + " --add-modules " + MODULE + " (the jacap launcher does this).");
-        }
-        if (STATUS.vectorBits() < EXPECTED_BITS) {
-            return Optional.of("WARNING: preferred vector width is " + STATUS.vectorBits() + " bits ("
-                    + STATUS.floatLanes() + " float lanes), below the " + EXPECTED_BITS
-                    + " bits Jacap is tuned for: expect several times slower kernels (no AVX2 on this CPU/JVM?).");
-        }
-        return Optional.empty();
+        return STATUS.warning();
     }
 
     /**
