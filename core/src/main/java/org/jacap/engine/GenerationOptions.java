@@ -11,8 +11,8 @@ import org.jacap.sampling.SamplerConfig;
  * @param sampler        how each token is chosen
  * @param stopStrings    the output ends before the first of these (never shown, not even in part)
  * @param addBos         add the BOS token when the session is empty and the model wants one
- * @param specialTokens  parse special-token text such as {@code <|im_end|>} in a text prompt, and
- *                       show special tokens in the output (off: they are plain text / hidden)
+ * @param specialTokens  parse special-token text such as {@code <|im_end|>} in a text prompt into
+ *                       its token (off: it is plain text); chat prompts always parse it
  * @param cancellation   checked before every step; null for none
  */
 public record GenerationOptions(

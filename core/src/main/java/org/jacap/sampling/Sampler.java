@@ -73,6 +73,11 @@ public final class Sampler {
         history.add(token);
     }
 
+    /** How many recent tokens the chain looks at (0 when no stage uses them). */
+    public int historyCapacity() {
+        return history.capacity();
+    }
+
     /** The seed actually in use (the chosen one when the config asked for a random seed). */
     public long seed() {
         return seed;
