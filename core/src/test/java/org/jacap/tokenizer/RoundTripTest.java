@@ -80,6 +80,27 @@ class RoundTripTest {
         return tests.stream();
     }
 
+    @TestFactory
+    Stream<DynamicTest> sentencePieceWordByWordMergingEqualsWholeTextMerging() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String vocab : List.of("llama-spm", "phi-3")) {
+            tests.add(DynamicTest.dynamicTest(vocab, () -> {
+                SentencePieceTokenizer tok = (SentencePieceTokenizer) TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+                java.util.Random random = new java.util.Random(3);
+                for (int round = 0; round < 300; round++) {
+                    StringBuilder sb = new StringBuilder();
+                    for (int i = 0; i < 1 + random.nextInt(12); i++) {
+                        sb.append(TEXTS.get(random.nextInt(TEXTS.size())), 0, 1 + random.nextInt(8));
+                        sb.append(" ".repeat(random.nextInt(3)));
+                    }
+                    String text = sb.toString();
+                    assertThat(tok.encode(text, false, false, true)).as(text).containsExactly(tok.encode(text, false, false, false));
+                }
+            }));
+        }
+        return tests.stream();
+    }
+
     static boolean isWellFormed(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
