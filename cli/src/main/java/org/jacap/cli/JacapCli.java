@@ -1,5 +1,6 @@
 package org.jacap.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,7 +26,7 @@ public final class JacapCli implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static void main(String[] args) {
@@ -34,8 +35,21 @@ public final class JacapCli implements Runnable {
 
     /** Runs the command line and returns the exit code; used by tests, never calls System.exit. */
     public static int execute(String... args) {
+        return execute(StandardStreams.stdout(), StandardStreams.stderr(), args);
+    }
+
+    /** Same, writing to the given streams (tests capture them). */
+    public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new JacapCli());
+        cl.setOut(out);
+        cl.setErr(err);
         cl.setExecutionExceptionHandler(new ErrorHandler());
-        return cl.execute(args);
+        cl.setParameterExceptionHandler(new ParameterErrorHandler());
+        try {
+            return cl.execute(args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
     }
 }
