@@ -3,6 +3,8 @@ package org.jacap.kv.eviction;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.kv.KvCache;
+import org.jacap.model.InferenceState;
+import org.jacap.model.Model;
 
 /**
  * Applies an {@link EvictionPolicy} to a {@link KvCache}, layer by layer: copies each layer's
@@ -17,6 +19,17 @@ import org.jacap.kv.KvCache;
  *
  * <p>Time spent here (snapshot copy, scoring, compaction) is summed in {@link #scoringNanos()},
  * apart from the forward pass. Not thread-safe: one compressor per inference state.
+ *
+ * <p>One-call use after a prefill (evaluation harnesses):
+ * <pre>{@code
+ * InferenceState st = model.newState(ctx);
+ * KvCompressor.observe(model, st, policy.statistics());      // before the prompt
+ * model.forward(st, context, 0, context.length, false);
+ * CompressionResult r = KvCompressor.compress(model, st, policy, Budget.ratio(0.75));
+ * st.setObserver(null);                                      // teacher-force the continuation at full speed
+ * }</pre>
+ * For several policies from one prefill: observe with the union of their specs
+ * ({@link StatisticsSpec#union}), then per policy {@code compress(model, st.copy(), observer.copy(), ...)}.
  */
 public final class KvCompressor {
     private final List<LayerGeometry> layers;
@@ -53,6 +66,45 @@ public final class KvCompressor {
         this.rotation = new AveragedRotation[layers.size()];
         this.rotationAt = new long[layers.size()];
         this.noStatistics = new QueryStatistics[layers.size()];
+    }
+
+    /** Compressor for every layer of {@code model}, R̄ over the default 512 future positions. */
+    public static KvCompressor forModel(Model model, EvictionPolicy policy) {
+        return new KvCompressor(LayerGeometry.of(model), policy, AveragedRotation.DEFAULT_FUTURE_POSITIONS);
+    }
+
+    /**
+     * Installs on {@code state} an observer that gathers what {@code spec} needs (e.g.
+     * {@code policy.statistics()}) during the following forward passes; call it before the prompt.
+     */
+    public static EvictionObserver observe(Model model, InferenceState state, StatisticsSpec spec) {
+        EvictionObserver observer = new EvictionObserver(shapes(model), spec, 0);
+        state.setObserver(observer);
+        return observer;
+    }
+
+    /**
+     * Compresses every layer of {@code state}'s cache to {@code budget} with {@code policy}, using
+     * the statistics of the {@link EvictionObserver} installed on the state (none needed for
+     * knorm, keydiff, random, streaming). R̄ starts at {@code state.position()}.
+     */
+    public static CompressionResult compress(Model model, InferenceState state, EvictionPolicy policy, Budget budget) {
+        EvictionObserver observer = state.observer() instanceof EvictionObserver o ? o : null;
+        return compress(model, state, observer, policy, budget);
+    }
+
+    /** The same with an explicit observer (e.g. a copy, when several policies share one prefill). */
+    public static CompressionResult compress(Model model, InferenceState state, EvictionObserver observer,
+                                             EvictionPolicy policy, Budget budget) {
+        if (observer != null && !observer.spec().covers(policy.statistics())) {
+            throw new JacapException("the observer gathered " + observer.spec() + ", but policy '"
+                    + policy.scorer().name() + "' needs " + policy.statistics());
+        }
+        return forModel(model, policy).compress(state.kvCache(), observer, state.position(), budget);
+    }
+
+    static List<AttentionShape> shapes(Model model) {
+        return LayerGeometry.of(model).stream().map(LayerGeometry::shape).toList();
     }
 
     public EvictionPolicy policy() {

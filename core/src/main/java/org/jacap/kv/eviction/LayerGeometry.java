@@ -1,6 +1,12 @@
 package org.jacap.kv.eviction;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.jacap.JacapException;
+import org.jacap.model.LayerConfig;
+import org.jacap.model.Model;
+import org.jacap.model.ModelConfig;
+import org.jacap.simd.Rope;
 
 /**
  * What eviction needs to know about one attention layer of a model: head counts, the RoPE the
@@ -20,6 +26,30 @@ public record LayerGeometry(AttentionShape shape, RopeLayout ropeLayout, double[
         }
         if (slidingWindow < 0) throw new JacapException("sliding window must be >= 0, got " + slidingWindow);
         invFreq = invFreq.clone();
+    }
+
+    /** Every layer of a loaded model. */
+    public static List<LayerGeometry> of(Model model) {
+        return of(model.config(), model.weights().ropeFactors());
+    }
+
+    /**
+     * Every layer of a configuration, with the frequencies the forward pass rotates with: the
+     * same {@link Rope} construction (base, linear scaling, {@code rope_freqs} factors, layout).
+     */
+    public static List<LayerGeometry> of(ModelConfig config, float[] ropeFactors) {
+        List<LayerGeometry> out = new ArrayList<>(config.blockCount());
+        for (LayerConfig l : config.layers()) {
+            Rope rope = new Rope(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), ropeFactors,
+                    l.ropeLayout());
+            RopeLayout layout = switch (l.ropeLayout()) {
+                case NORMAL -> RopeLayout.NORMAL;
+                case NEOX -> RopeLayout.NEOX;
+            };
+            out.add(new LayerGeometry(new AttentionShape(l.headCount(), l.headCountKv(), l.keyLength()), layout,
+                    rope.invFreq(), l.slidingWindow()));
+        }
+        return out;
     }
 
     @Override
