@@ -25,7 +25,12 @@ public final class BytePairTokenizer implements Tokenizer {
     private final ConcurrentHashMap<String, int[]> wordCache = new ConcurrentHashMap<>();
 
     BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
-        String pre = metadata.contains("tokenizer.ggml.pre") ? metadata.getString("tokenizer.ggml.pre") : null;
+        String pre;
+        try {
+            pre = metadata.getString("tokenizer.ggml.pre", null);
+        } catch (RuntimeException e) {
+            throw new JacapException("tokenizer: " + e.getMessage(), e);
+        }
         preTokenizer = PreTokenizer.forName(pre, warnings);
         // llama.cpp defaults BOS/EOS to 11 for BPE; no id is safer than a wrong one when metadata is silent.
         vocab = new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, preTokenizer.addBos(), false, false,
@@ -50,6 +55,7 @@ public final class BytePairTokenizer implements Tokenizer {
         }
         MergeTable table = new MergeTable(lines.length);
         int skipped = 0;
+        char[] buf = new char[64];
         for (int rank = 0; rank < lines.length; rank++) {
             String line = lines[rank];
             int space = line.indexOf(' ', 1);
@@ -57,11 +63,16 @@ public final class BytePairTokenizer implements Tokenizer {
                 skipped++;
                 continue;
             }
-            String a = line.substring(0, space);
-            String b = line.substring(space + 1);
-            int left = vocab.index.get(a);
-            int right = vocab.index.get(b);
-            int result = vocab.index.get(a + b);
+            // "a b": look up a, b and the merged "ab" on one buffer, without building strings
+            if (buf.length < line.length()) {
+                buf = new char[line.length() * 2];
+            }
+            line.getChars(0, space, buf, 0);
+            line.getChars(space + 1, line.length(), buf, space);
+            int merged = line.length() - 1;
+            int left = vocab.index.get(buf, 0, space);
+            int right = vocab.index.get(buf, space, merged - space);
+            int result = vocab.index.get(buf, 0, merged);
             if (left < 0 || right < 0 || result < 0) {
                 skipped++; // a merge whose parts or result are not tokens can never produce a token
                 continue;
