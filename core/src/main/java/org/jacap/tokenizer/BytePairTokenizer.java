@@ -1,7 +1,6 @@
 package org.jacap.tokenizer;
 
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
 
@@ -9,10 +8,10 @@ import org.jacap.gguf.GgufMetadata;
  * Byte-level BPE tokenizer (llama.cpp's {@code llm_tokenizer_bpe}): the pre-tokenizer named by
  * {@code tokenizer.ggml.pre} cuts text into words; each word's UTF-8 bytes, written with the GPT-2
  * byte map, are merged by rank from {@code tokenizer.ggml.merges}. Merge pairs are looked up by
- * token ids in a primitive table; merged words are cached (bounded).
+ * token ids in a primitive table; merged words are cached (bounded, lock-free).
  */
 public final class BytePairTokenizer implements Tokenizer {
-    private static final int CACHE_LIMIT = 1 << 16;
+    private static final int CACHE_SLOTS = 1 << 16;
     private static final int CACHE_MAX_WORD = 64;
 
     private final Vocabulary vocab;
@@ -22,7 +21,7 @@ public final class BytePairTokenizer implements Tokenizer {
     private final MergeTable merges;
     /** Token of each byte's mapped character, or -1. */
     private final int[] byteTokens = new int[256];
-    private final ConcurrentHashMap<String, int[]> wordCache = new ConcurrentHashMap<>();
+    private final WordCache wordCache = new WordCache(CACHE_SLOTS);
 
     BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
         String pre;
@@ -140,9 +139,10 @@ public final class BytePairTokenizer implements Tokenizer {
     }
 
     private void encodeWord(int[] cps, int from, int to, Scratch s, IntList out) {
-        String key = to - from <= CACHE_MAX_WORD ? new String(cps, from, to - from) : null;
-        if (key != null) {
-            int[] cached = wordCache.get(key);
+        boolean cacheable = to - from <= CACHE_MAX_WORD;
+        int hash = cacheable ? WordCache.hash(cps, from, to) : 0;
+        if (cacheable) {
+            int[] cached = wordCache.get(cps, from, to, hash);
             if (cached != null) {
                 out.addAll(cached);
                 return;
@@ -171,11 +171,8 @@ public final class BytePairTokenizer implements Tokenizer {
         }
         int[] ids = s.word.toArray();
         out.addAll(ids);
-        if (key != null) {
-            if (wordCache.size() >= CACHE_LIMIT) {
-                wordCache.clear(); // crude bound; cheap and keeps memory flat on huge inputs
-            }
-            wordCache.put(key, ids);
+        if (cacheable) {
+            wordCache.put(cps, from, to, hash, ids);
         }
     }
 
