@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
         name = "inspect",
         mixinStandardHelpOptions = true,
         description = {
-            "Print a GGUF file's header, a model summary (architecture, parameters, quantization, shape, tokenizer),",
-            "every metadata key with its type and value (long values abbreviated), and the tensor table."
+            "Show what a GGUF file holds (like llama.cpp's gguf-dump).",
+            "Prints the file facts, a model summary (architecture, parameters, quantization mix, shape, tokenizer), "
+                    + "every metadata key with its type and value (long values abbreviated) and the tensor table."
         })
 final class InspectCommand implements Callable<Integer> {
 
