@@ -43,6 +43,9 @@ final class ChatCommand implements Callable<Integer> {
     @Mixin
     SamplingOptions sampling;
 
+    @Mixin
+    KvOptions kv;
+
     @Option(names = "--stop", paramLabel = "STR", description = "Also end a reply before this text (repeatable).")
     List<String> stops = new ArrayList<>();
 
@@ -52,6 +55,7 @@ final class ChatCommand implements Callable<Integer> {
         GenerationOptions options;
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
+        var kvPolicy = kv.kvPolicy(spec);
         options = GenerationOptions.defaults().withMaxTokens(maxTokens).withSampler(sampling.toConfig(spec))
                 .withStopStrings(stops);
 
@@ -60,7 +64,7 @@ final class ChatCommand implements Callable<Integer> {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         boolean interactive = Terminal.interactive();
         try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(modelOptions.sessionOptions().withSystemPrompt(system))) {
+                Session session = engine.newSession(modelOptions.sessionOptions().withSystemPrompt(system).withKvPolicy(kvPolicy))) {
             ChatTemplate template = engine.chatTemplate();
             err.println("chat template: " + template.family());
             template.warning().ifPresent(w -> err.println("warning: " + w));

@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 import org.jacap.engine.Engine;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
+import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.sampling.SamplerConfig;
 import picocli.CommandLine.ArgGroup;
@@ -58,6 +59,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     SamplingOptions sampling;
 
+    @Mixin
+    KvOptions kv;
+
     @Option(names = "--stop", paramLabel = "STR", description = "Stop before this text (repeatable); it is not printed.")
     List<String> stops = new ArrayList<>();
 
@@ -79,6 +83,7 @@ final class RunCommand implements Callable<Integer> {
         SamplingOptions.check(spec, prompt.ids == null || !noBos, "--no-bos applies to text prompts; --prompt-ids are used as given");
         SamplingOptions.check(spec, prompt.ids == null || !special, "--special applies to text prompts; --prompt-ids are used as given");
         SamplingOptions.check(spec, prompt.ids == null || prompt.ids.length > 0, "--prompt-ids needs at least one id");
+        KvPolicy kvPolicy = kv.kvPolicy(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
 
         PrintWriter out = spec.commandLine().getOut();
@@ -91,9 +96,11 @@ final class RunCommand implements Callable<Integer> {
                 .withSpecialTokens(special);
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(modelOptions.sessionOptions())) {
+                Session session = engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(prompt.ids, options);
+            KvOptions.warnBeyondTrainedContext(err, kvPolicy, (long) session.tokens().length + maxTokens,
+                    engine.config().contextLength());
             out.print(text != null ? text : engine.tokenizer().decode(prompt.ids)); // echo, as llama.cpp does
             out.flush();
             while (generation.hasNext()) {
@@ -110,6 +117,7 @@ final class RunCommand implements Callable<Integer> {
             }
             out.flush();
             printTimings(err, loadNanos, result, samplerConfig);
+            KvOptions.printSummary(err, session.kvCacheStats(), result.timings());
         }
         return 0;
     }

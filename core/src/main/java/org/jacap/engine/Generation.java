@@ -179,6 +179,7 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
             }
             logits = session.evaluatePending(Model.DEFAULT_CHUNK);
         }
+        session.promptEvaluated();
         promptNanos = System.nanoTime() - t0;
         promptDone = true;
         return logits;
@@ -187,7 +188,7 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
     /** Evaluates the token sampled last. */
     private float[] decode() {
         long t0 = System.nanoTime();
-        float[] logits = session.evaluatePending(1);
+        float[] logits = session.evaluateSampled();
         evalNanos += System.nanoTime() - t0;
         evalTokens++;
         return logits;

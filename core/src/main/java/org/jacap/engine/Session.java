@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.EvictionSchedule;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.sampling.Sampler;
@@ -38,6 +39,10 @@ public final class Session implements AutoCloseable {
     private final SessionOptions options;
     private final int contextLength;
     private final InferenceState state;
+    /** When eviction runs ({@link KvPolicy.Evict}); null without a policy. */
+    private final EvictionSchedule eviction;
+    /** Positions the session may reach: the context, or with eviction the explicit one (else unlimited). */
+    private final long positionLimit;
     /** The conversation's tokens; [0, state.position()) are in the KV cache, the rest await evaluation. */
     private final TokenBuffer tokens = new TokenBuffer();
     private final List<ChatMessage> messages = new ArrayList<>();
@@ -51,7 +56,16 @@ public final class Session implements AutoCloseable {
         this.tokenizer = engine.tokenizer();
         this.options = options;
         this.contextLength = options.contextLength() == 0 ? engine.config().contextLength() : options.contextLength();
-        this.state = model.newState(contextLength);
+        if (options.kvPolicy() instanceof KvPolicy.Evict e) {
+            // The cache is sized for the budget; positions run on to an explicit context, else without limit.
+            this.positionLimit = options.contextLength() == 0 ? Integer.MAX_VALUE : options.contextLength();
+            this.state = EvictionSchedule.newState(model, e.settings(), contextLength);
+            this.eviction = new EvictionSchedule(model, state, e.settings(), positionLimit);
+        } else {
+            this.positionLimit = contextLength;
+            this.state = model.newState(contextLength);
+            this.eviction = null;
+        }
         startHistory();
     }
 
@@ -159,6 +173,25 @@ public final class Session implements AutoCloseable {
         return options;
     }
 
+    /** What the KV cache holds now and what eviction did so far. */
+    public KvCacheStats kvCacheStats() {
+        var cache = state.kvCache();
+        long entries = 0;
+        for (int l = 0; l < cache.layers(); l++) {
+            for (int g = 0; g < cache.kvHeads(); g++) {
+                entries += cache.length(l, g);
+            }
+        }
+        if (eviction == null) {
+            return new KvCacheStats("none", entries, cache.maxLength(), cache.bytesInUse(), cache.bytesAllocated(),
+                    0, 0, 0, 0, 0);
+        }
+        return new KvCacheStats(eviction.settings().describe(), entries, eviction.peakHeadLength(),
+                cache.bytesInUse(), cache.bytesAllocated(), eviction.promptScoringNanos(),
+                eviction.decodeScoringNanos(), eviction.promptEvents(), eviction.decodeEvents(),
+                eviction.entriesEvicted());
+    }
+
     /** Forgets the conversation (the system prompt stays); the KV cache is emptied. */
     public void reset() {
         ensureOpen();
@@ -188,7 +221,25 @@ public final class Session implements AutoCloseable {
     float[] evaluatePending(int max) {
         int from = state.position();
         int len = Math.min(max, tokens.size() - from);
+        if (eviction != null) {
+            return eviction.promptPart(tokens.array(), from, len);
+        }
         return model.forward(state, tokens.array(), from, len, false);
+    }
+
+    /** The prompt is in the cache: an eviction policy compresses it now. */
+    void promptEvaluated() {
+        if (eviction != null) {
+            eviction.endPrompt();
+        }
+    }
+
+    /** Evaluates the token sampled last (a budgeted cache may evict first); returns its logits. */
+    float[] evaluateSampled() {
+        if (eviction != null) {
+            return eviction.decode(tokens.get(state.position()));
+        }
+        return evaluatePending(1);
     }
 
     int pendingTokens() {
@@ -222,12 +273,12 @@ public final class Session implements AutoCloseable {
         if (total == 0) {
             throw new JacapException("the prompt is empty: there is nothing to generate from");
         }
-        if (!this.options.kvPolicy().evicts() && total + options.maxTokens() > contextLength) {
+        if (total + options.maxTokens() > positionLimit) {
             String prompt = held == 0
                     ? "prompt of " + newIds.length + " tokens"
                     : total + " tokens (" + held + " in the session + " + newIds.length + " new)";
             throw new JacapException("context overflow: " + prompt + " + " + options.maxTokens()
-                    + " requested > context of " + contextLength + " tokens");
+                    + " requested > context of " + positionLimit + " tokens");
         }
         if (!restart && newIds.length == 0 && pendingTokens() == 0) {
             throw new JacapException("the prompt is empty and the session has nothing left to evaluate");
@@ -250,6 +301,9 @@ public final class Session implements AutoCloseable {
     }
 
     private void clearCache() {
+        if (eviction != null) {
+            eviction.reset();
+        }
         state.reset();
         tokens.clear();
     }

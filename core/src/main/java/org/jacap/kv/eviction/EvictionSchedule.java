@@ -37,8 +37,12 @@ public final class EvictionSchedule {
     private final int[] single = new int[1];
     private int sinceEvent;
     private boolean inPrompt;
+    /** Entries the longest head would hold had this prompt's chunk events not evicted. */
+    private long promptUncompressed;
     private long promptEvents;
     private long decodeEvents;
+    private long promptNanos;
+    private long decodeNanos;
     private int peakHeadLength;
     private CompressionResult lastPrompt;
 
@@ -94,11 +98,13 @@ public final class EvictionSchedule {
     public float[] promptPart(int[] tokens, int off, int len) {
         if (!inPrompt) {
             inPrompt = true;
+            promptUncompressed = state.kvCache().maxLength();
             if (observer != null) {
                 observer.restartMoments();   // the prompt's own queries are its observation set
                 observer.gatherMomentsIncrementally(true);
             }
         }
+        promptUncompressed += len;
         return evaluate(tokens, off, len, false, false);
     }
 
@@ -106,7 +112,8 @@ public final class EvictionSchedule {
     public CompressionResult endPrompt() {
         if (!inPrompt) return lastPrompt;
         inPrompt = false;
-        lastPrompt = compressor.compress(state.kvCache(), observer, state.position(), settings.promptBudget());
+        lastPrompt = compressor.compress(state.kvCache(), observer, state.position(), settings.promptBudget(promptUncompressed));
+        promptNanos += lastPrompt.scoringNanos();
         promptEvents++;
         sinceEvent = 0;
         if (observer != null && observer.momentWindow() > 0) {
@@ -170,6 +177,7 @@ public final class EvictionSchedule {
     }
 
     private void event(boolean decoding) {
+        long before = compressor.scoringNanos();
         KvCache cache = state.kvCache();
         long position = state.position();
         for (int l = 0; l < cache.layers(); l++) {
@@ -177,7 +185,14 @@ public final class EvictionSchedule {
             if (decoding && observer != null && overBudget(cache, l)) observer.useRecentQueriesForMoments(l);
             compressor.compressLayer(cache, l, stats, position, settings.decodeBudget());
         }
-        if (decoding) decodeEvents++; else promptEvents++;
+        long spent = compressor.scoringNanos() - before;
+        if (decoding) {
+            decodeEvents++;
+            decodeNanos += spent;
+        } else {
+            promptEvents++;
+            promptNanos += spent;
+        }
         sinceEvent = 0;
     }
 
@@ -218,6 +233,16 @@ public final class EvictionSchedule {
     /** Time in eviction events (snapshot copy, scoring, compaction), apart from the forward pass. */
     public long scoringNanos() {
         return compressor.scoringNanos();
+    }
+
+    /** Of {@link #scoringNanos()}: the part spent in prompt events (chunks and the final compression). */
+    public long promptScoringNanos() {
+        return promptNanos;
+    }
+
+    /** Of {@link #scoringNanos()}: the part spent in decoding events. */
+    public long decodeScoringNanos() {
+        return decodeNanos;
     }
 
     public long promptEvents() {

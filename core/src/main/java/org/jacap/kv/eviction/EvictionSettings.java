@@ -108,6 +108,10 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
             }
             if (n[i] < 0) throw new JacapException("--kv-protect counts must be >= 0, got '" + protect + "'");
         }
+        if (spec.toLowerCase(Locale.ROOT).contains("protect_")) {
+            throw new JacapException("--kv-protect and the policy's own protect_sinks/protect_recent parameters"
+                    + " both set the protection; give one of them");
+        }
         String params = "protect_sinks=" + n[0] + ",protect_recent=" + n[1];
         int colon = spec.indexOf(':');
         boolean hasParams = colon >= 0 && !spec.substring(colon + 1).isBlank();
@@ -118,9 +122,15 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
         return budget > 0;
     }
 
-    /** What the prompt is compressed to at its end. */
-    public Budget promptBudget() {
-        return budget > 0 ? Budget.capped(ratio, budget) : Budget.ratio(ratio);
+    /**
+     * What a prompt is compressed to at its end. Without a budget: the ratio of each head's
+     * entries. With one: {@code min((int)(n(1 − ratio)), budget)}, where n counts every entry the
+     * head would hold had the prompt's chunks not been evicted ({@code uncompressedLength}).
+     */
+    public Budget promptBudget(long uncompressedLength) {
+        if (budget == 0) return Budget.ratio(ratio);
+        long n = Math.min(uncompressedLength, Integer.MAX_VALUE);
+        return Budget.kept(Math.min((int) (n * (1.0 - ratio)), budget));
     }
 
     /** What decoding events and full-cache prompt chunks compress to. */
