@@ -39,6 +39,8 @@ public final class EvictionSchedule {
     private boolean inPrompt;
     /** Entries the longest head would hold had this prompt's chunk events not evicted. */
     private long promptUncompressed;
+    /** Tokens of the current prompt evaluated so far. */
+    private long promptEvaluated;
     private long promptEvents;
     private long decodeEvents;
     private long promptNanos;
@@ -99,6 +101,7 @@ public final class EvictionSchedule {
         if (!inPrompt) {
             inPrompt = true;
             promptUncompressed = state.kvCache().maxLength();
+            promptEvaluated = 0;
             if (observer != null) {
                 observer.restartMoments();   // the prompt's own queries are its observation set
                 observer.gatherMomentsIncrementally(true);
@@ -156,12 +159,19 @@ public final class EvictionSchedule {
             // Decoding: at most up to the next event, so teacher-forced chunks evict exactly where
             // token-by-token decoding would (a batch is the same computation as its tokens in turn).
             int step = decoding ? Math.max(1, settings.slack() - sinceEvent) : Model.DEFAULT_CHUNK;
-            if (eventDue(Math.min(remaining, Math.min(step, settings.slack())))) event(decoding);
+            if (eventDue(Math.min(remaining, Math.min(step, settings.slack())))) {
+                // A prompt that opens on a full cache has no queries of its own yet: that event
+                // scores like a decoding one, with the recent queries, and the prompt's set restarts.
+                boolean opening = !decoding && promptEvaluated == 0;
+                event(decoding || opening, decoding);
+                if (opening && observer != null) observer.restartMoments();
+            }
             step = decoding ? Math.max(1, settings.slack() - sinceEvent) : Model.DEFAULT_CHUNK;
             int room = headCapacity - state.kvCache().maxLength();
             int n = Math.min(Math.min(remaining, room), step);
             last = model.forward(state, tokens, off + done, n, allLogits);
             if (allLogits) System.arraycopy(last, 0, all, done * vocab, n * vocab);
+            if (!decoding) promptEvaluated += n;
             track(n);
             done += n;
         }
@@ -176,13 +186,14 @@ public final class EvictionSchedule {
         return cache.maxLength() > settings.budget();
     }
 
-    private void event(boolean decoding) {
+    /** Compresses every layer to the budget; {@code windowed}: moments of the last queries. */
+    private void event(boolean windowed, boolean decoding) {
         long before = compressor.scoringNanos();
         KvCache cache = state.kvCache();
         long position = state.position();
         for (int l = 0; l < cache.layers(); l++) {
             QueryStatistics stats = observer == null ? null : observer.statistics(l);
-            if (decoding && observer != null && overBudget(cache, l)) observer.useRecentQueriesForMoments(l);
+            if (windowed && observer != null && overBudget(cache, l)) observer.useRecentQueriesForMoments(l);
             compressor.compressLayer(cache, l, stats, position, settings.decodeBudget());
         }
         long spent = compressor.scoringNanos() - before;
