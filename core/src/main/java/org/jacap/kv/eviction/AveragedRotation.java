@@ -56,15 +56,25 @@ public final class AveragedRotation {
         double[] c = new double[invFreq.length];
         double[] s = new double[invFreq.length];
         for (int j = 0; j < invFreq.length; j++) {
-            double sc = 0;
-            double ss = 0;
-            for (long p = firstPosition; p < firstPosition + count; p++) {
-                double phi = (double) p * invFreq[j];
-                sc += Math.cos(phi);
-                ss += Math.sin(phi);
+            double theta = invFreq[j];
+            double sinHalf = Math.sin(theta / 2);
+            if (Math.abs(sinHalf) > 1e-9) {
+                // Dirichlet kernel: Σ_{p=n}^{n+F−1} e^{ipθ} = e^{i(n+(F−1)/2)θ}·sin(Fθ/2)/sin(θ/2), O(1) per pair
+                double centre = (firstPosition + (count - 1) / 2.0) * theta;
+                double gain = Math.sin(count * theta / 2) / (count * sinHalf);
+                c[j] = Math.cos(centre) * gain;
+                s[j] = Math.sin(centre) * gain;
+            } else {
+                double sc = 0;
+                double ss = 0;
+                for (long p = firstPosition; p < firstPosition + count; p++) {
+                    double phi = (double) p * theta;
+                    sc += Math.cos(phi);
+                    ss += Math.sin(phi);
+                }
+                c[j] = sc / count;
+                s[j] = ss / count;
             }
-            c[j] = sc / count;
-            s[j] = ss / count;
         }
         return new AveragedRotation(layout, headDim, c, s);
     }

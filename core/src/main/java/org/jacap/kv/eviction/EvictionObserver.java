@@ -25,6 +25,7 @@ public final class EvictionObserver implements ForwardObserver {
     private final QueryStatistics[] stats;
     private final boolean attention;
     private final boolean postRope;
+    private final boolean moments;
     private final int window;
     private final float[][] ring;          // per layer: window rows of all query heads' pre-RoPE queries
     private final int[][] ringPositions;
@@ -45,6 +46,7 @@ public final class EvictionObserver implements ForwardObserver {
         for (int l = 0; l < stats.length; l++) stats[l] = new QueryStatistics(this.shapes[l], spec);
         this.attention = spec.needs(QueryStatistic.ATTENTION_RECEIVED);
         this.postRope = spec.needs(QueryStatistic.RECENT_QUERIES);
+        this.moments = spec.needsMoments();
         this.window = spec.needsMoments() ? momentWindow : 0;
         this.ring = new float[window > 0 ? stats.length : 0][];
         this.ringPositions = new int[ring.length][];
@@ -63,6 +65,7 @@ public final class EvictionObserver implements ForwardObserver {
         for (int l = 0; l < stats.length; l++) stats[l] = src.stats[l].copy();
         attention = src.attention;
         postRope = src.postRope;
+        moments = src.moments;
         window = src.window;
         ring = new float[src.ring.length][];
         ringPositions = new int[src.ring.length][];
@@ -108,7 +111,7 @@ public final class EvictionObserver implements ForwardObserver {
             System.arraycopy(qPre, preOff, ring[layer], slot * hq * d, hq * d);
             ringPositions[layer][slot] = position;
         }
-        if (incrementalMoments && spec.needsMoments()) {
+        if (incrementalMoments && moments) {
             for (int h = 0; h < hq; h++) s.observePreRope(h, position, qPre, preOff + h * d);
         }
         if (postRope) {
@@ -148,16 +151,11 @@ public final class EvictionObserver implements ForwardObserver {
     public void useRecentQueriesForMoments(int layer) {
         if (window == 0) return;
         QueryStatistics s = stats[layer];
-        s.resetMoments();
         int hq = shapes[layer].queryHeads();
         int d = shapes[layer].headDim();
-        long total = ringTotal[layer];
-        int held = (int) Math.min(total, window);
-        for (long t = total - held; t < total; t++) {
-            int slot = (int) (t % window);
-            int base = slot * hq * d;
-            for (int h = 0; h < hq; h++) s.observePreRope(h, ringPositions[layer][slot], ring[layer], base + h * d);
-        }
+        int held = recentQueriesHeld(layer);
+        // the ring's first `held` slots are the window (its order does not matter to moments)
+        for (int h = 0; h < hq; h++) s.replaceMoments(h, ring[layer], h * d, hq * d, ringPositions[layer], held);
     }
 
     /** Queries held in the moment window of {@code layer}: min(window, observed). */

@@ -16,6 +16,9 @@ public final class QueryStatistics {
     private final AttentionShape shape;
     private final StatisticsSpec spec;
     private final int d;
+    /** {@code spec.needsMoments()} and its first position, read once: observe calls run per token and head. */
+    private final boolean moments;
+    private final int momentsFrom;
 
     private final long[] momentCount;
     private final double[][] mean;
@@ -36,7 +39,8 @@ public final class QueryStatistics {
         this.spec = spec;
         this.d = shape.headDim();
         int hq = shape.queryHeads();
-        boolean moments = spec.needsMoments();
+        this.moments = spec.needsMoments();
+        this.momentsFrom = spec.momentsFromPosition();
         momentCount = new long[hq];
         mean = new double[moments ? hq : 0][d];
         m2 = new double[spec.needs(QueryStatistic.PRE_ROPE_VARIANCE) ? hq : 0][d];
@@ -56,6 +60,8 @@ public final class QueryStatistics {
         shape = src.shape;
         spec = src.spec;
         d = src.d;
+        moments = src.moments;
+        momentsFrom = src.momentsFrom;
         momentCount = src.momentCount.clone();
         mean = deepCopy(src.mean);
         m2 = deepCopy(src.m2);
@@ -101,7 +107,7 @@ public final class QueryStatistics {
 
     /** A pre-RoPE query (after q_norm, no 1/√d) of {@code queryHead} at {@code position}. */
     public void observePreRope(int queryHead, int position, float[] q, int offset) {
-        if (!spec.needsMoments() || position < spec.momentsFromPosition()) return;
+        if (!moments || position < momentsFrom) return;
         double[] x = scratch[queryHead];
         for (int a = 0; a < d; a++) x[a] = q[offset + a];
         addMoment(queryHead, x, 0);
@@ -109,8 +115,57 @@ public final class QueryStatistics {
 
     /** Double twin of {@link #observePreRope(int, int, float[], int)}. */
     public void observePreRope(int queryHead, int position, double[] q, int offset) {
-        if (!spec.needsMoments() || position < spec.momentsFromPosition()) return;
+        if (!moments || position < momentsFrom) return;
         addMoment(queryHead, q, offset);
+    }
+
+    /**
+     * Replaces the moments of {@code queryHead} by those of {@code count} float rows (row r at
+     * {@code data[offset + r·stride]}, at {@code positions[r]}; rows before the first moment
+     * position are skipped), in two passes: e.g. the decoding window kept by the engine.
+     */
+    public void replaceMoments(int queryHead, float[] data, int offset, int stride, int[] positions, int count) {
+        if (!moments) return;
+        int h = queryHead;
+        double[] mu = mean[h];
+        java.util.Arrays.fill(mu, 0);
+        long k = 0;
+        for (int r = 0; r < count; r++) {
+            if (positions[r] < momentsFrom) continue;
+            k++;
+            int base = offset + r * stride;
+            for (int a = 0; a < d; a++) mu[a] += data[base + a];
+        }
+        momentCount[h] = k;
+        if (k == 0) {
+            if (m2.length > 0) java.util.Arrays.fill(m2[h], 0);
+            if (comoment.length > 0) java.util.Arrays.fill(comoment[h], 0);
+            return;
+        }
+        for (int a = 0; a < d; a++) mu[a] /= k;
+        boolean variance = m2.length > 0;
+        boolean covariance = comoment.length > 0;
+        if (!variance && !covariance) return;
+        if (variance) java.util.Arrays.fill(m2[h], 0);
+        if (covariance) java.util.Arrays.fill(comoment[h], 0);
+        double[] delta = scratch[h];
+        for (int r = 0; r < count; r++) {
+            if (positions[r] < momentsFrom) continue;
+            int base = offset + r * stride;
+            for (int a = 0; a < d; a++) delta[a] = data[base + a] - mu[a];
+            if (variance) {
+                double[] v = m2[h];
+                for (int a = 0; a < d; a++) v[a] += delta[a] * delta[a];
+            }
+            if (covariance) {
+                double[] c = comoment[h];
+                for (int a = 0; a < d; a++) {
+                    double da = delta[a];
+                    int row = a * d;
+                    for (int b = a; b < d; b++) c[row + b] += da * delta[b];
+                }
+            }
+        }
     }
 
     private void addMoment(int h, double[] x, int off) {
