@@ -46,6 +46,19 @@ final class TinyGguf {
         return raw(name, GgmlType.F32, b.array(), dims);
     }
 
+    /** A tensor of N(0, std) values quantized to {@code type} by the simd reference quantizer. */
+    TinyGguf quantized(String name, GgmlType type, Random rnd, double std, long... dims) {
+        long n = 1;
+        for (long d : dims) {
+            n *= d;
+        }
+        float[] v = new float[Math.toIntExact(n)];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (rnd.nextGaussian() * std);
+        }
+        return raw(name, type, org.jacap.simd.Quantize.toBytes(type, v), dims);
+    }
+
     /** A norm weight of ones. */
     TinyGguf ones(String name, long n) {
         ByteBuffer b = ByteBuffer.allocate((int) (4 * n)).order(ByteOrder.LITTLE_ENDIAN);
@@ -68,6 +81,11 @@ final class TinyGguf {
 
     /** A llama model with random F32 weights; every dimension given explicitly. */
     static TinyGguf llama(int embd, int layers, int heads, int headsKv, int ff, int vocab, long seed) {
+        return llama(embd, layers, heads, headsKv, ff, vocab, seed, GgmlType.F32);
+    }
+
+    /** As above with every matrix of {@code type}. */
+    static TinyGguf llama(int embd, int layers, int heads, int headsKv, int ff, int vocab, long seed, GgmlType type) {
         Random rnd = new Random(seed);
         TinyGguf g = new TinyGguf();
         String[] tokens = new String[vocab];
@@ -80,20 +98,24 @@ final class TinyGguf {
                 .put("llama.attention.head_count_kv", headsKv).put("llama.attention.layer_norm_rms_epsilon", 1e-5f)
                 .put("tokenizer.ggml.model", "llama").put("tokenizer.ggml.tokens", tokens);
         int hd = embd / heads;
-        g.f32("token_embd.weight", rnd, 1.0, embd, vocab).ones("output_norm.weight", embd)
-                .f32("output.weight", rnd, 0.1, embd, vocab);
+        g.matrix("token_embd.weight", type, rnd, 1.0, embd, vocab).ones("output_norm.weight", embd)
+                .matrix("output.weight", type, rnd, 0.1, embd, vocab);
         for (int l = 0; l < layers; l++) {
             String p = "blk." + l + ".";
             g.ones(p + "attn_norm.weight", embd).ones(p + "ffn_norm.weight", embd)
-                    .f32(p + "attn_q.weight", rnd, 0.1, embd, embd)
-                    .f32(p + "attn_k.weight", rnd, 0.1, embd, (long) hd * headsKv)
-                    .f32(p + "attn_v.weight", rnd, 0.1, embd, (long) hd * headsKv)
-                    .f32(p + "attn_output.weight", rnd, 0.1, embd, embd)
-                    .f32(p + "ffn_gate.weight", rnd, 0.1, embd, ff)
-                    .f32(p + "ffn_up.weight", rnd, 0.1, embd, ff)
-                    .f32(p + "ffn_down.weight", rnd, 0.1, ff, embd);
+                    .matrix(p + "attn_q.weight", type, rnd, 0.1, embd, embd)
+                    .matrix(p + "attn_k.weight", type, rnd, 0.1, embd, (long) hd * headsKv)
+                    .matrix(p + "attn_v.weight", type, rnd, 0.1, embd, (long) hd * headsKv)
+                    .matrix(p + "attn_output.weight", type, rnd, 0.1, embd, embd)
+                    .matrix(p + "ffn_gate.weight", type, rnd, 0.1, embd, ff)
+                    .matrix(p + "ffn_up.weight", type, rnd, 0.1, embd, ff)
+                    .matrix(p + "ffn_down.weight", type, rnd, 0.1, ff, embd);
         }
         return g;
+    }
+
+    private TinyGguf matrix(String name, GgmlType type, Random rnd, double std, long... dims) {
+        return type == GgmlType.F32 ? f32(name, rnd, std, dims) : quantized(name, type, rnd, std, dims);
     }
 
     Path write(Path file) throws IOException {
