@@ -61,7 +61,8 @@ class ChunkingTest {
             assertThat(all).hasSize(20 * vocab);
             assertThat(last).hasSize(vocab);
             float[] row = java.util.Arrays.copyOfRange(all, 19 * vocab, 20 * vocab);
-            assertThat(maxAbsDiff(row, last)).isLessThanOrEqualTo(1e-6);
+            // Same hidden state; the output product runs batched (tiles) or as one row (vector dots).
+            assertThat(maxAbsDiff(row, last)).isLessThanOrEqualTo(1e-4);
         }
     }
 
