@@ -1,0 +1,57 @@
+package org.jacap.simd;
+
+import static org.jacap.simd.Layouts.B64;
+import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.SHORT;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.ByteVector;
+import org.jacap.gguf.GgmlType;
+
+/**
+ * Q4_0: blocks of 32 weights in 18 bytes.
+ * <pre>
+ *   bytes 0..1    d       f16 scale
+ *   bytes 2..17   qs[16]  byte j: low nibble = element j, high nibble = element j+16
+ *
+ *   w[j] = d * (nibble - 8)
+ * </pre>
+ */
+final class Q4_0Kernel implements TypeKernel {
+    static final int BYTES = 18;
+
+    @Override
+    public GgmlType type() {
+        return GgmlType.Q4_0;
+    }
+
+    @Override
+    public VecDotType vecDotType() {
+        return VecDotType.Q8_0;
+    }
+
+    @Override
+    public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
+        for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
+            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            for (int p = 0; p < 2; p++) {
+                ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 2 + 8 * p, LE);
+                Bytes.toFloat(Bytes.low(q).sub((byte) 8)).mul(d).intoArray(dst, dstOff + 8 * p);
+                Bytes.toFloat(Bytes.high(q).sub((byte) 8)).mul(d).intoArray(dst, dstOff + 16 + 8 * p);
+            }
+        }
+    }
+
+    @Override
+    public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
+        for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
+            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            for (int j = 0; j < 16; j++) {
+                int q = src.get(BYTE, offset + 2 + j) & 0xFF;
+                dst[dstOff + j] = ((q & 0x0F) - 8) * d;
+                dst[dstOff + j + 16] = ((q >>> 4) - 8) * d;
+            }
+        }
+    }
+}
