@@ -29,6 +29,7 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
     private final TokenBuffer ids = new TokenBuffer();
     private final StringBuilder text = new StringBuilder();
 
+    private LogitsHook logitsHook; // test seam: stands in for a model that chooses to end
     private boolean promptDone;
     private boolean cancelRequested;
     private TokenEvent buffered;
@@ -102,6 +103,16 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
         return result;
     }
 
+    /** Changes the logits before each sampling step (tests use it to make the model end on cue). */
+    void logitsHook(LogitsHook hook) {
+        this.logitsHook = hook;
+    }
+
+    @FunctionalInterface
+    interface LogitsHook {
+        void adjust(float[] logits, int step);
+    }
+
     /** Runs to the end, handing every token to the listener; a false answer cancels. */
     GenerationResult runTo(TokenListener listener) {
         try {
@@ -137,6 +148,9 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
         if (ids.size() == options.maxTokens()) { // only with maxTokens == 0: the prompt is evaluated, nothing sampled
             finish(FinishReason.MAX_TOKENS);
             return null;
+        }
+        if (logitsHook != null) {
+            logitsHook.adjust(logits, ids.size());
         }
         long t0 = System.nanoTime();
         int token = sampler.sample(logits, 0);

@@ -12,6 +12,7 @@ import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.Precision;
 import org.jacap.simd.ThreadPool;
+import org.jacap.tokenizer.Tokenizer;
 
 /**
  * A loaded model: the mapped GGUF file, its configuration, the bound weights and a thread pool.
@@ -34,6 +35,7 @@ public final class Model implements AutoCloseable {
     /** Sum of the bytes read while paging in: kept so the JIT cannot drop the reads. */
     private final int pageSum;
     private boolean closed;
+    private Tokenizer tokenizer;
 
     private Model(GgufFile file, ModelConfig config, ModelWeights weights, LoadOptions options, ThreadPool pool,
             int pageSum) {
@@ -109,6 +111,14 @@ public final class Model implements AutoCloseable {
 
     public ModelConfig config() {
         return config;
+    }
+
+    /** The tokenizer described by the file's {@code tokenizer.*} metadata (built on first use). */
+    public synchronized Tokenizer tokenizer() {
+        if (tokenizer == null) {
+            tokenizer = Tokenizer.fromMetadata(file.metadata());
+        }
+        return tokenizer;
     }
 
     public GgufMetadata metadata() {

@@ -114,6 +114,30 @@ class SessionTest {
     }
 
     @Test
+    void anEndOfGenerationTokenEndsTheGenerationAndReleasesHeldText() {
+        int eos = engine.tokenizer().eosId();
+        try (Session s = engine.newSession()) {
+            List<TokenEvent> events = new ArrayList<>();
+            GenerationResult r;
+            // "little boy" holds back " little" until the EOS arrives
+            try (Generation g = s.start(PROMPT, GREEDY_64.withStopStrings(List.of("little boy")))) {
+                g.logitsHook((logits, step) -> logits[eos] = step == 5 ? 1e9f : logits[eos]);
+                g.forEachRemaining(events::add);
+                r = g.result();
+            }
+            assertThat(r.finishReason()).isEqualTo(FinishReason.EOS);
+            assertThat(r.ids()).containsExactly(432, 383, 286, 261, 376, eos);
+            assertThat(r.text()).isEqualTo(", there was a little");
+            assertThat(events.getLast()).isEqualTo(new TokenEvent(eos, "little"));
+            assertThat(events.stream().map(TokenEvent::text).collect(Collectors.joining())).isEqualTo(r.text());
+            assertThat(s.tokens()).hasSize(5 + 5).doesNotContain(eos); // the end token is not kept
+
+            GenerationResult next = s.generate(" girl", GREEDY_64.withMaxTokens(2), TokenListener.none());
+            assertThat(next.reusedTokens()).isEqualTo(10); // everything before the end token was evaluated
+        }
+    }
+
+    @Test
     void theListenerCanStopTheGeneration() {
         try (Session s = engine.newSession()) {
             List<Integer> seen = new ArrayList<>();

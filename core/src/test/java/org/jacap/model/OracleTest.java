@@ -34,15 +34,21 @@ class OracleTest {
     static final double GEMMA3_TOLERANCE = 5e-2;
     /**
      * Native runs reproduce llama.cpp's activation conversion (F16/BF16 rounding, Q8_0/Q8_K
-     * quantization), so most runs agree to ~1e-5. But a last-bit difference upstream (summation
-     * order; Vector API reductions even differ between JIT tiers) now and then moves an activation
-     * across a rounding boundary of the converter, which shifts it by a whole F16 ulp or Q8 step;
-     * from that step on the logits differ by ~1e-2 (F16) to ~0.8 (K-quants, Gemma 3). The native
-     * tolerances bound that noise; the F32 views are the precise check.
+     * quantization), so many runs agree to ~1e-5. But a last-bit difference upstream (summation
+     * order; Vector API reductions even differ between JIT tiers, so this varies run to run) now
+     * and then moves an activation across a rounding boundary of the converter, which shifts it by
+     * a whole F16 ulp or Q8 step; from that token on the logits differ by ~1e-2 (F16) or up to
+     * ~1.1 (K-quants, Gemma 3). The per-run bounds below allow for one such flip; that the
+     * conversion itself is right is checked over all runs (see {@link #MIN_EXACT_NATIVE_FRACTION}).
      */
     static final double NATIVE_HALF_TOLERANCE = 0.1;
-    static final double NATIVE_QUANTIZED_TOLERANCE = 1.0;
-    static final double NATIVE_QUANTIZED_TOLERANCE_GEMMA3 = 1.5;
+    static final double NATIVE_QUANTIZED_TOLERANCE = 2.0;
+    /**
+     * Without llama.cpp's conversion no native run of a quantized file agrees within 1e-3; with it,
+     * about half do (the others saw a flip). Checked when at least {@link #MIN_RUNS_FOR_FRACTION} are present.
+     */
+    static final double MIN_EXACT_NATIVE_FRACTION = 0.25;
+    static final int MIN_RUNS_FOR_FRACTION = 20;
     /** Greedy ids are asserted only at steps whose reference margin exceeds this many tolerances. */
     static final double MARGIN_TOLERANCES = 4;
 
@@ -51,6 +57,8 @@ class OracleTest {
     private static final Map<String, Double> MAX_DIFF = new ConcurrentSkipListMap<>();
     /** reference file → max abs logit difference of that run. */
     private static final Map<String, Double> RUN_DIFF = new ConcurrentSkipListMap<>();
+    /** precision → {steps whose id was asserted, steps}. */
+    private static final Map<String, int[]> ID_STEPS = new ConcurrentSkipListMap<>();
 
     @TestFactory
     Stream<DynamicTest> everyReferenceFile() throws IOException {
@@ -79,7 +87,7 @@ class OracleTest {
         if (type.equals("F16") || type.equals("BF16")) {
             return NATIVE_HALF_TOLERANCE;
         }
-        return architecture.equals("gemma3") ? NATIVE_QUANTIZED_TOLERANCE_GEMMA3 : NATIVE_QUANTIZED_TOLERANCE;
+        return NATIVE_QUANTIZED_TOLERANCE;
     }
 
     private static void check(Path refFile) throws IOException {
@@ -115,6 +123,13 @@ class OracleTest {
                     assertThat(st.position()).isEqualTo(step.get("pos").asInt());
                     logits = model.forward(st, new int[] {ref.get("greedy_ids").get(s - 1).asInt()}, 0, 1, false);
                 }
+                int[] counts = ID_STEPS.computeIfAbsent(precision.toString(), k -> new int[2]);
+                synchronized (counts) {
+                    counts[1]++;
+                    if (step.get("margin").asDouble() >= MARGIN_TOLERANCES * tol) {
+                        counts[0]++;
+                    }
+                }
                 if (step.get("margin").asDouble() >= MARGIN_TOLERANCES * tol) {
                     assertThat(argmax(logits)).as("%s: greedy id at step %d", name, s).isEqualTo(step.get("token").asInt());
                 }
@@ -134,6 +149,22 @@ class OracleTest {
         }
     }
 
+    /** Native runs of quantized files (Gemma 3 aside): a good share must agree with llama.cpp to 1e-3. */
+    @AfterAll
+    static void nativeConversionMatchesLlamaCpp() {
+        List<Double> runs = RUN_DIFF.entrySet().stream()
+                .filter(e -> !e.getKey().endsWith(".f32.json"))
+                .filter(e -> variantAndType(e.getKey())[1].startsWith("Q"))
+                .filter(e -> !variantAndType(e.getKey())[0].equals("gemma3")) // GELU: never exact, see GEMMA3_TOLERANCE
+                .map(Map.Entry::getValue).toList();
+        if (runs.size() >= MIN_RUNS_FOR_FRACTION) {
+            long exact = runs.stream().filter(d -> d <= 1e-3).count();
+            assertThat((double) exact / runs.size())
+                    .as("fraction of %d native quantized runs within 1e-3 of llama.cpp", runs.size())
+                    .isGreaterThanOrEqualTo(MIN_EXACT_NATIVE_FRACTION);
+        }
+    }
+
     @AfterAll
     static void printSummary() {
         if (MAX_DIFF.isEmpty()) {
@@ -142,6 +173,7 @@ class OracleTest {
         Map<String, Double> sorted = new TreeMap<>(MAX_DIFF);
         StringBuilder sb = new StringBuilder("max |logit - llama.cpp| per variant, type, precision:\n");
         sorted.forEach((k, v) -> sb.append(String.format("  %-28s %.3e%n", k, v)));
+        ID_STEPS.forEach((k, v) -> sb.append(String.format("%s: greedy id asserted at %d of %d steps%n", k, v[0], v[1])));
         for (boolean f32 : new boolean[] {true, false}) {
             List<Double> runs = RUN_DIFF.entrySet().stream().filter(e -> e.getKey().endsWith(".f32.json") == f32)
                     .map(Map.Entry::getValue).toList();

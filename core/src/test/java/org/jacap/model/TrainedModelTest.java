@@ -84,6 +84,20 @@ class TrainedModelTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void tokenizerFromTheFileEncodesTheReferencePrompts() throws IOException {
+        JsonNode cases = OracleTest.read(Fixtures.dir().resolve("reference/reference_generations.json"))
+                .get("models").get("stories260K.gguf");
+        try (Model model = Model.load(Fixtures.model("stories260K.gguf"), new LoadOptions(1, Precision.F32, null))) {
+            assertThat(model.tokenizer().vocabSize()).isEqualTo(model.config().vocabSize());
+            assertThat(model.tokenizer()).isSameAs(model.tokenizer());
+            for (JsonNode c : cases) {
+                assertThat(model.tokenizer().encode(c.get("prompt").asText(), true, false))
+                        .containsExactly(OracleTest.ints(c.get("prompt_ids")));
+            }
+        }
+    }
+
     @TestFactory
     Stream<DynamicTest> randomLlama2FirstStepLogits() {
         Path ref = Fixtures.dir().resolve("reference/reference_generations_llama-2-tiny-random.json");

@@ -3,6 +3,7 @@ package org.jacap.simd;
 import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.I;
 
+import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -26,32 +27,23 @@ final class Bytes {
     }
 
     /**
-     * Moves bit {@code bit} of every byte to bit {@code to} and clears the others, for
-     * {@code 0 <= bit, to < 8}.
+     * Eight bytes at {@code off}, zero-extended into int lanes: for bit fields at variable
+     * positions, which 64-bit byte/short vectors do not shift reliably on AVX2 (C2 falls back
+     * to boxed Java code for variable-count shifts there), while 256-bit int lanes always work.
      */
-    static ByteVector moveBit(ByteVector b, int bit, int to) {
-        ByteVector s;
-        if (bit == to) {
-            s = b;
-        } else if (bit < to) {
-            s = b.reinterpretAsShorts().lanewise(VectorOperators.LSHL, to - bit).reinterpretAsBytes();
-        } else {
-            s = b.reinterpretAsShorts().lanewise(VectorOperators.LSHR, bit - to).reinterpretAsBytes();
-        }
-        return s.and((byte) (1 << to));
+    static IntVector u8(MemorySegment src, long off) {
+        return (IntVector) ByteVector.fromMemorySegment(Layouts.B64, src, off, Layouts.LE)
+                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);
     }
 
-    /** Moves the 2-bit field at {@code bit} of every byte to bits {@code to, to+1}; others cleared. */
-    static ByteVector moveBits2(ByteVector b, int bit, int to) {
-        ByteVector s;
-        if (bit == to) {
-            s = b;
-        } else if (bit < to) {
-            s = b.reinterpretAsShorts().lanewise(VectorOperators.LSHL, to - bit).reinterpretAsBytes();
-        } else {
-            s = b.reinterpretAsShorts().lanewise(VectorOperators.LSHR, bit - to).reinterpretAsBytes();
-        }
-        return s.and((byte) (3 << to));
+    /** Int lanes to floats. */
+    static FloatVector toFloat(IntVector v) {
+        return (FloatVector) v.convert(VectorOperators.I2F, 0);
+    }
+
+    /** The {@code width}-bit field at bit {@code shift} of each int lane, moved to bit {@code to}. */
+    static IntVector field(IntVector v, int shift, int mask, int to) {
+        return v.lanewise(VectorOperators.LSHR, shift).and(mask).lanewise(VectorOperators.LSHL, to);
     }
 
     /** Eight signed bytes (a 64-bit vector) to eight floats. */

@@ -16,6 +16,7 @@ final class Layouts {
     static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
 
     /** 8 float lanes: AVX2 width. The kernels split blocks of 32 into four of these. */

@@ -135,6 +135,17 @@ public final class MatMul {
 
     private void runRowGroups(int groupStart, int groupEnd, int worker) {
         float[] wb = weightScratch[worker];
+        if (batch == 1) {
+            // Matrix x vector: stream each row once through the type's fused dot.
+            final TypeKernel k = kernel;
+            final MemorySegment seg = data;
+            int rEnd = Math.min(rows, groupEnd * ROW_TILE);
+            for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
+                out[outOff + r] = vectorized ? k.dot(seg, r * rowBytes, xs, xBase, cols, wb)
+                        : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
+            }
+            return;
+        }
         final TypeKernel k = kernel;
         final MemorySegment seg = data;
         final int rows = this.rows;

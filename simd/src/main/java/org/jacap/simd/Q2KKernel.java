@@ -1,12 +1,9 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
-import jdk.incubator.vector.ByteVector;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -44,13 +41,16 @@ final class Q2KKernel implements TypeKernel {
                     int out = dstOff + 128 * n + 32 * j;
                     for (int p = 0; p < 4; p++) {
                         int sc = src.get(BYTE, offset + 8 * n + 2 * j + (p >>> 1)) & 0xFF;
-                        ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 16 + 32 * n + 8 * p, LE);
-                        Bytes.toFloat(Bytes.moveBits2(q, 2 * j, 0))
-                                .mul(d * (sc & 0x0F)).sub(dmin * (sc >>> 4)).intoArray(dst, out + 8 * p);
+                        eight(src, offset + 16 + 32 * n + 8 * p, 2 * j, d * (sc & 0x0F), dmin * (sc >>> 4), dst, out + 8 * p);
                     }
                 }
             }
         }
+    }
+
+    /** Eight 2-bit fields at {@code shift} (scalars in and out). */
+    private static void eight(MemorySegment src, long qs, int shift, float dl, float ml, float[] dst, int out) {
+        Bytes.toFloat(Bytes.field(Bytes.u8(src, qs), shift, 3, 0)).mul(dl).sub(ml).intoArray(dst, out);
     }
 
     @Override

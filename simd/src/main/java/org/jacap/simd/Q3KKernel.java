@@ -1,12 +1,10 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
-import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.IntVector;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -52,14 +50,18 @@ final class Q3KKernel implements TypeKernel {
                     int out = dstOff + 128 * n + 32 * j;
                     for (int p = 0; p < 4; p++) {
                         float dl = d * scale(src, offset + 96, 8 * n + 2 * j + (p >>> 1));
-                        ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 32 + 32 * n + 8 * p, LE);
-                        ByteVector hm = ByteVector.fromMemorySegment(B64, src, offset + 8 * p, LE);
-                        ByteVector v = Bytes.moveBits2(q, 2 * j, 0).or(Bytes.moveBit(hm, 4 * n + j, 2)).sub((byte) 4);
-                        Bytes.toFloat(v).mul(dl).intoArray(dst, out + 8 * p);
+                        eight(src, offset + 32 + 32 * n + 8 * p, offset + 8 * p, 2 * j, 4 * n + j, dl, dst, out + 8 * p);
                     }
                 }
             }
         }
+    }
+
+    /** Eight elements: 2 bits at {@code shift} of qs, the hmask bit {@code bit} (scalars in and out). */
+    private static void eight(MemorySegment src, long qs, long hmask, int shift, int bit, float dl, float[] dst, int out) {
+        IntVector q = Bytes.field(Bytes.u8(src, qs), shift, 3, 0);
+        IntVector v = q.or(Bytes.field(Bytes.u8(src, hmask), bit, 1, 2)).sub(4);
+        Bytes.toFloat(v).mul(dl).intoArray(dst, out);
     }
 
     @Override

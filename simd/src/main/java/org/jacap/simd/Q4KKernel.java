@@ -1,12 +1,17 @@
 package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B64;
+import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.LONG;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -40,12 +45,13 @@ final class Q4KKernel implements TypeKernel {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
             float d = Half.f16ToFloat(src.get(SHORT, offset));
             float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
-            long scales = offset + 4;
+            long lo = src.get(LONG, offset + 4);
+            int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
-                float d1 = d * KScales.scale(src, scales, 2 * c);
-                float m1 = dmin * KScales.min(src, scales, 2 * c);
-                float d2 = d * KScales.scale(src, scales, 2 * c + 1);
-                float m2 = dmin * KScales.min(src, scales, 2 * c + 1);
+                float d1 = d * KScales.scale(lo, hi, 2 * c);
+                float m1 = dmin * KScales.min(lo, hi, 2 * c);
+                float d2 = d * KScales.scale(lo, hi, 2 * c + 1);
+                float m2 = dmin * KScales.min(lo, hi, 2 * c + 1);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
                     ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 16 + 32 * c + 8 * p, LE);
@@ -54,6 +60,70 @@ final class Q4KKernel implements TypeKernel {
                 }
             }
         }
+    }
+
+    /**
+     * Fused decode and dot: per sub-block {@code d·sc·Σq·x - dmin·m·Σx}, the q·x sums and the
+     * x sums in separate accumulators.
+     */
+    @Override
+    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        FloatVector acc = FloatVector.zero(F);
+        FloatVector accMin = FloatVector.zero(F);
+        for (int b = 0, blocks = count / 256; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            float d = Half.f16ToFloat(src.get(SHORT, o));
+            float dmin = Half.f16ToFloat(src.get(SHORT, o + 2));
+            long lo = src.get(LONG, o + 4);
+            int hi = src.get(INT, o + 12);
+            for (int c = 0; c < 4; c++) {
+                int xo = xOff + 256 * b + 64 * c;
+                FloatVector s1 = FloatVector.zero(F);
+                FloatVector s2 = FloatVector.zero(F);
+                FloatVector x1 = FloatVector.zero(F);
+                FloatVector x2 = FloatVector.zero(F);
+                for (int p = 0; p < 4; p++) {
+                    ByteVector q = ByteVector.fromMemorySegment(B64, src, o + 16 + 32 * c + 8 * p, LE);
+                    FloatVector xa = FloatVector.fromArray(F, x, xo + 8 * p);
+                    FloatVector xb = FloatVector.fromArray(F, x, xo + 32 + 8 * p);
+                    s1 = Bytes.toFloat(Bytes.low(q)).fma(xa, s1);
+                    s2 = Bytes.toFloat(Bytes.high(q)).fma(xb, s2);
+                    x1 = x1.add(xa);
+                    x2 = x2.add(xb);
+                }
+                acc = s1.fma(FloatVector.broadcast(F, d * KScales.scale(lo, hi, 2 * c)), acc);
+                acc = s2.fma(FloatVector.broadcast(F, d * KScales.scale(lo, hi, 2 * c + 1)), acc);
+                accMin = x1.fma(FloatVector.broadcast(F, dmin * KScales.min(lo, hi, 2 * c)), accMin);
+                accMin = x2.fma(FloatVector.broadcast(F, dmin * KScales.min(lo, hi, 2 * c + 1)), accMin);
+            }
+        }
+        return acc.sub(accMin).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Scalar twin of {@link #dot}, factored the same way. */
+    @Override
+    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        float sumMin = 0f;
+        for (int b = 0, blocks = count / 256; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            float d = Half.f16ToFloat(src.get(SHORT, o));
+            float dmin = Half.f16ToFloat(src.get(SHORT, o + 2));
+            for (int c = 0; c < 4; c++) {
+                int xo = xOff + 256 * b + 64 * c;
+                float s1 = 0f, s2 = 0f, x1 = 0f, x2 = 0f;
+                for (int l = 0; l < 32; l++) {
+                    int q = src.get(BYTE, o + 16 + 32 * c + l) & 0xFF;
+                    s1 += (q & 0x0F) * x[xo + l];
+                    s2 += (q >>> 4) * x[xo + 32 + l];
+                    x1 += x[xo + l];
+                    x2 += x[xo + 32 + l];
+                }
+                sum += s1 * (d * KScales.scale(src, o + 4, 2 * c)) + s2 * (d * KScales.scale(src, o + 4, 2 * c + 1));
+                sumMin += x1 * (dmin * KScales.min(src, o + 4, 2 * c)) + x2 * (dmin * KScales.min(src, o + 4, 2 * c + 1));
+            }
+        }
+        return sum - sumMin;
     }
 
     @Override

@@ -1,12 +1,13 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.INT;
+import static org.jacap.simd.Layouts.LONG;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
-import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -41,23 +42,31 @@ final class Q5KKernel implements TypeKernel {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
             float d = Half.f16ToFloat(src.get(SHORT, offset));
             float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
-            long scales = offset + 4;
+            long lo = src.get(LONG, offset + 4);
+            int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
-                float d1 = d * KScales.scale(src, scales, 2 * c);
-                float m1 = dmin * KScales.min(src, scales, 2 * c);
-                float d2 = d * KScales.scale(src, scales, 2 * c + 1);
-                float m2 = dmin * KScales.min(src, scales, 2 * c + 1);
+                float d1 = d * KScales.scale(lo, hi, 2 * c);
+                float m1 = dmin * KScales.min(lo, hi, 2 * c);
+                float d2 = d * KScales.scale(lo, hi, 2 * c + 1);
+                float m2 = dmin * KScales.min(lo, hi, 2 * c + 1);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
-                    ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 48 + 32 * c + 8 * p, LE);
-                    ByteVector h = ByteVector.fromMemorySegment(B64, src, offset + 16 + 8 * p, LE);
-                    ByteVector lo = Bytes.low(q).or(Bytes.moveBit(h, 2 * c, 4));
-                    ByteVector hi = Bytes.high(q).or(Bytes.moveBit(h, 2 * c + 1, 4));
-                    Bytes.toFloat(lo).mul(d1).sub(m1).intoArray(dst, out + 8 * p);
-                    Bytes.toFloat(hi).mul(d2).sub(m2).intoArray(dst, out + 32 + 8 * p);
+                    pair(src, offset + 48 + 32 * c + 8 * p, offset + 16 + 8 * p, 2 * c, d1, m1, d2, m2,
+                            dst, out + 8 * p, out + 32 + 8 * p);
                 }
             }
         }
+    }
+
+    /** Eight bytes of qs and of qh give 8 elements of sub-block 2c and 8 of 2c+1 (scalars in and out). */
+    private static void pair(MemorySegment src, long qs, long qh, int bit, float d1, float m1, float d2, float m2,
+                             float[] dst, int outLo, int outHi) {
+        IntVector q = Bytes.u8(src, qs);
+        IntVector h = Bytes.u8(src, qh);
+        IntVector lo = q.and(0x0F).or(Bytes.field(h, bit, 1, 4));
+        IntVector hi = q.lanewise(VectorOperators.LSHR, 4).or(Bytes.field(h, bit + 1, 1, 4));
+        Bytes.toFloat(lo).mul(d1).sub(m1).intoArray(dst, outLo);
+        Bytes.toFloat(hi).mul(d2).sub(m2).intoArray(dst, outHi);
     }
 
     @Override

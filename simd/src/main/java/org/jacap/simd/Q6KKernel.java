@@ -1,12 +1,12 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.LONG;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
-import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -44,27 +44,37 @@ final class Q6KKernel implements TypeKernel {
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
             float d = Half.f16ToFloat(src.get(SHORT, offset + 208));
-            for (int h = 0; h < 2; h++) {
-                long ql = offset + 64 * h;
-                long qh = offset + 128 + 32 * h;
-                long sc = offset + 192 + 8 * h;
-                int out = dstOff + 128 * h;
-                for (int p = 0; p < 4; p++) {
-                    int s = p >>> 1;
-                    ByteVector a = ByteVector.fromMemorySegment(B64, src, ql + 8 * p, LE);
-                    ByteVector c = ByteVector.fromMemorySegment(B64, src, ql + 32 + 8 * p, LE);
-                    ByteVector hb = ByteVector.fromMemorySegment(B64, src, qh + 8 * p, LE);
-                    ByteVector q1 = Bytes.low(a).or(Bytes.moveBits2(hb, 0, 4)).sub((byte) 32);
-                    ByteVector q2 = Bytes.low(c).or(Bytes.moveBits2(hb, 2, 4)).sub((byte) 32);
-                    ByteVector q3 = Bytes.high(a).or(Bytes.moveBits2(hb, 4, 4)).sub((byte) 32);
-                    ByteVector q4 = Bytes.high(c).or(Bytes.moveBits2(hb, 6, 4)).sub((byte) 32);
-                    Bytes.toFloat(q1).mul(d * src.get(BYTE, sc + s)).intoArray(dst, out + 8 * p);
-                    Bytes.toFloat(q2).mul(d * src.get(BYTE, sc + s + 2)).intoArray(dst, out + 32 + 8 * p);
-                    Bytes.toFloat(q3).mul(d * src.get(BYTE, sc + s + 4)).intoArray(dst, out + 64 + 8 * p);
-                    Bytes.toFloat(q4).mul(d * src.get(BYTE, sc + s + 6)).intoArray(dst, out + 96 + 8 * p);
-                }
+            long sc0 = src.get(LONG, offset + 192);
+            long sc1 = src.get(LONG, offset + 200);
+            // 16 calls of one site per block: quarter i = (h, p, which) covers 8+8 elements
+            for (int i = 0; i < 16; i++) {
+                int h = i >>> 3;
+                int p = (i >>> 1) & 3;
+                int which = i & 1;
+                long scales = h == 0 ? sc0 : sc1;
+                int s = (p >>> 1) + 2 * which;
+                float dLo = d * (byte) (scales >>> (8 * s));
+                float dHi = d * (byte) (scales >>> (8 * (s + 4)));
+                int out = dstOff + 128 * h + 32 * which + 8 * p;
+                pair(src, offset + 64 * h + 32 * which + 8 * p, offset + 128 + 32 * h + 8 * p, 2 * which, 4 + 2 * which,
+                        dLo, dHi, dst, out, out + 64);
             }
         }
+    }
+
+    /**
+     * Eight bytes of ql give two outputs of 8: the low nibbles with qh bits {@code shLo}, the
+     * high nibbles with qh bits {@code shHi}. Scalars in and out, so C2 may compile it apart
+     * from a large caller without boxing vectors.
+     */
+    private static void pair(MemorySegment src, long ql, long qh, int shLo, int shHi, float dLo, float dHi,
+                             float[] dst, int outLo, int outHi) {
+        IntVector a = Bytes.u8(src, ql);
+        IntVector hb = Bytes.u8(src, qh);
+        IntVector lo = a.and(0x0F).or(Bytes.field(hb, shLo, 3, 4)).sub(32);
+        IntVector hi = a.lanewise(VectorOperators.LSHR, 4).or(Bytes.field(hb, shHi, 3, 4)).sub(32);
+        Bytes.toFloat(lo).mul(dLo).intoArray(dst, outLo);
+        Bytes.toFloat(hi).mul(dHi).intoArray(dst, outHi);
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.jacap.simd;
 
 import java.util.Objects;
 
-import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -10,12 +9,13 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * Numerically safe softmax and log-sum-exp: the maximum is subtracted first, so no exponent
  * overflows; {@code -Infinity} entries (masked positions) get weight exactly 0; the normalising sum
- * is accumulated in double (as ggml). Scalar twins carry the suffix {@code Scalar}.
+ * is accumulated in double across blocks of 16 vectors (as ggml, to ~1e-7). Scalar twins carry the suffix {@code Scalar}.
  */
 public final class Softmax {
 
     private static final VectorSpecies<Float> F = VectorOps.F;
-    private static final VectorSpecies<Double> D = VectorOps.D;
+    /** Vectors summed in float before the partial sum is added in double (keeps float error ~1e-7). */
+    private static final int BLOCK = 16;
 
     private Softmax() {
     }
@@ -39,17 +39,17 @@ public final class Softmax {
         int i = 0;
         double sum = 0;
         int bound = F.loopBound(n);
-        if (bound > 0) {
-            FloatVector vmax = FloatVector.broadcast(F, max);
-            DoubleVector acc0 = DoubleVector.zero(D);
-            DoubleVector acc1 = DoubleVector.zero(D);
-            for (; i < bound; i += l) {
+        FloatVector vmax = FloatVector.broadcast(F, max);
+        while (i < bound) {
+            // float lanes add at most BLOCK terms each before the block total moves to double
+            int end = Math.min(bound, i + BLOCK * l);
+            FloatVector acc = FloatVector.zero(F);
+            for (; i < end; i += l) {
                 FloatVector e = VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax));
                 e.intoArray(x, off + i);
-                acc0 = acc0.add(e.convertShape(VectorOperators.F2D, D, 0));
-                acc1 = acc1.add(e.convertShape(VectorOperators.F2D, D, 1));
+                acc = acc.add(e);
             }
-            sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+            sum += acc.reduceLanes(VectorOperators.ADD);
         }
         for (; i < n; i++) {
             float e = (float) Math.exp(x[off + i] - max);
@@ -69,19 +69,18 @@ public final class Softmax {
         if (max == Float.NEGATIVE_INFINITY || Float.isNaN(max)) {
             return max;
         }
+        int l = F.length();
         int i = 0;
         double sum = 0;
         int bound = F.loopBound(n);
-        if (bound > 0) {
-            FloatVector vmax = FloatVector.broadcast(F, max);
-            DoubleVector acc0 = DoubleVector.zero(D);
-            DoubleVector acc1 = DoubleVector.zero(D);
-            for (; i < bound; i += F.length()) {
-                FloatVector e = VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax));
-                acc0 = acc0.add(e.convertShape(VectorOperators.F2D, D, 0));
-                acc1 = acc1.add(e.convertShape(VectorOperators.F2D, D, 1));
+        FloatVector vmax = FloatVector.broadcast(F, max);
+        while (i < bound) {
+            int end = Math.min(bound, i + BLOCK * l);
+            FloatVector acc = FloatVector.zero(F);
+            for (; i < end; i += l) {
+                acc = acc.add(VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax)));
             }
-            sum = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+            sum += acc.reduceLanes(VectorOperators.ADD);
         }
         for (; i < n; i++) {
             sum += Math.exp(x[off + i] - max);

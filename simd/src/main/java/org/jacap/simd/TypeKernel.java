@@ -28,6 +28,38 @@ public sealed interface TypeKernel
     /** Scalar twin of {@link #dequantize}: same values, bit for bit. */
     void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count);
 
+    /**
+     * {@code Σ_i w[i]·x[xOff+i]} over the {@code count} elements (whole blocks) of one row stored
+     * from byte {@code offset}: the matrix-vector kernel. Types with a fused kernel decode and
+     * multiply in registers; the others decode through {@code scratch} (at least
+     * {@link #DOT_CHUNK} floats) into the shared {@link FloatLoops#dot}.
+     */
+    default float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
+        for (int c = 0; c < count; c += chunk) {
+            int n = Math.min(chunk, count - c);
+            dequantize(src, offset + type().bytesFor(c), scratch, 0, n);
+            sum += FloatLoops.dot(scratch, 0, x, xOff + c, n);
+        }
+        return sum;
+    }
+
+    /** Scalar twin of {@link #dot}. */
+    default float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
+        for (int c = 0; c < count; c += chunk) {
+            int n = Math.min(chunk, count - c);
+            dequantizeScalar(src, offset + type().bytesFor(c), scratch, 0, n);
+            sum += FloatLoops.dotScalar(scratch, 0, x, xOff + c, n);
+        }
+        return sum;
+    }
+
+    /** Scratch floats {@link #dot} may need. */
+    int DOT_CHUNK = 1024;
+
     default int blockSize() {
         return type().blockSize();
     }
