@@ -13,6 +13,12 @@ import jdk.incubator.vector.VectorSpecies;
 final class DoubleLanes {
     private static final VectorSpecies<Double> SPECIES = DoubleVector.SPECIES_PREFERRED;
     private static final int LANES = SPECIES.length();
+    /**
+     * Rows shorter than this take the scalar loop (bit-identical for the element-wise kernels):
+     * a vector loop of one or two steps gains nothing, and until the JIT compiles it (eviction
+     * events are rare) the Vector API runs far slower than plain loops.
+     */
+    private static final int SHORT = 4 * LANES;
 
     private DoubleLanes() {
     }
@@ -20,7 +26,7 @@ final class DoubleLanes {
     /** {@code y[yo+i] = fma(x[xo+i], a, y[yo+i])}. */
     static void axpy(double a, double[] x, int xo, double[] y, int yo, int len) {
         int i = 0;
-        if (len >= LANES) {
+        if (len >= SHORT) {
             DoubleVector va = DoubleVector.broadcast(SPECIES, a);
             for (int bound = SPECIES.loopBound(len); i < bound; i += LANES) {
                 DoubleVector.fromArray(SPECIES, x, xo + i)
@@ -42,7 +48,7 @@ final class DoubleLanes {
     static void axpy4(double a0, double a1, double a2, double a3, double[] x, int x0, int x1, int x2, int x3,
                       double[] y, int yo, int len) {
         int i = 0;
-        if (len >= LANES) {
+        if (len >= SHORT) {
             DoubleVector v0 = DoubleVector.broadcast(SPECIES, a0);
             DoubleVector v1 = DoubleVector.broadcast(SPECIES, a1);
             DoubleVector v2 = DoubleVector.broadcast(SPECIES, a2);
@@ -80,7 +86,7 @@ final class DoubleLanes {
         double s1 = 0;
         double s2 = 0;
         double s3 = 0;
-        if (len >= 2 * LANES) {
+        if (len >= SHORT) {
             DoubleVector c0 = DoubleVector.zero(SPECIES);
             DoubleVector c1 = c0;
             DoubleVector c2 = c0;
@@ -113,7 +119,7 @@ final class DoubleLanes {
     /** {@code acc[ao+i] = fma(x[xo+i], y[yo+i], acc[ao+i])}. */
     static void multiplyAdd(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
         int i = 0;
-        for (int bound = SPECIES.loopBound(len); i < bound; i += LANES) {
+        for (int bound = len >= SHORT ? SPECIES.loopBound(len) : 0; i < bound; i += LANES) {
             DoubleVector.fromArray(SPECIES, x, xo + i)
                     .fma(DoubleVector.fromArray(SPECIES, y, yo + i), DoubleVector.fromArray(SPECIES, acc, ao + i))
                     .intoArray(acc, ao + i);
@@ -128,8 +134,8 @@ final class DoubleLanes {
     /** {@code y[yo+i] /= divisor} (a true division, as the scalar tail). */
     static void divide(double[] y, int yo, double divisor, int len) {
         int i = 0;
-        DoubleVector vd = DoubleVector.broadcast(SPECIES, divisor);
-        for (int bound = SPECIES.loopBound(len); i < bound; i += LANES) {
+        DoubleVector vd = len >= SHORT ? DoubleVector.broadcast(SPECIES, divisor) : null;
+        for (int bound = len >= SHORT ? SPECIES.loopBound(len) : 0; i < bound; i += LANES) {
             DoubleVector.fromArray(SPECIES, y, yo + i).div(vd).intoArray(y, yo + i);
         }
         for (; i < len; i++) y[yo + i] /= divisor;
@@ -143,7 +149,7 @@ final class DoubleLanes {
     static double dot(double[] x, int xo, double[] y, int yo, int len) {
         int i = 0;
         double sum = 0;
-        if (len >= 2 * LANES) {
+        if (len >= SHORT) {
             DoubleVector acc = DoubleVector.zero(SPECIES);
             for (int bound = SPECIES.loopBound(len); i < bound; i += LANES) {
                 acc = DoubleVector.fromArray(SPECIES, x, xo + i).fma(DoubleVector.fromArray(SPECIES, y, yo + i), acc);

@@ -190,6 +190,8 @@ public final class EvictionSchedule {
     private void event(boolean windowed, boolean decoding) {
         long before = compressor.scoringNanos();
         KvCache cache = state.kvCache();
+        // R̄ starts at the true absolute position. kvpress's DecodingPress averages over
+        // [buffer_len, buffer_len + 512) instead, the position inside its buffer (spec §1.4).
         long position = state.position();
         for (int l = 0; l < cache.layers(); l++) {
             QueryStatistics stats = observer == null ? null : observer.statistics(l);
