@@ -1,0 +1,125 @@
+package org.jacap.kv.eviction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.Arrays;
+import java.util.List;
+import org.jacap.kv.KvCache;
+import org.jacap.model.InferenceState;
+import org.jacap.model.Model;
+import org.jacap.simd.Rope;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Gemma 3 (the random-weight oracle model: block 0 local with a 32-token window and RoPE base
+ * 1e4, block 1 global with base 1e6): each layer gets R̄ from its own RoPE, and entries outside
+ * a local layer's window are dropped rather than scored.
+ */
+class SlidingWindowEvictionTest {
+    private static final int WINDOW = 32;
+    private static Model model;
+    private static int[] prompt;
+
+    @BeforeAll
+    static void load() {
+        model = StoriesModel.load(StoriesModel.GEMMA3);
+        prompt = new int[60];
+        for (int i = 0; i < prompt.length; i++) prompt[i] = 1 + (i * 37 + 11) % 500;
+    }
+
+    @AfterAll
+    static void close() {
+        if (model != null) model.close();
+    }
+
+    @Test
+    void eachLayerHasItsOwnRopeAndWindow() {
+        List<LayerGeometry> layers = LayerGeometry.of(model);
+        assertThat(layers).hasSize(2);
+        assertThat(layers.get(0).slidingWindow()).isEqualTo(WINDOW);
+        assertThat(layers.get(1).isSliding()).isFalse();
+        assertThat(layers.get(0).ropeLayout()).isEqualTo(RopeLayout.NEOX);
+        double[] local = layers.get(0).invFreq();
+        double[] global = layers.get(1).invFreq();
+        assertThat(local).hasSize(64);
+        assertThat(local[1]).isCloseTo(Math.pow(1e4, -2.0 / 128), within(1e-12));
+        assertThat(global[1]).isCloseTo(Math.pow(1e6, -2.0 / 128), within(1e-12));
+        assertThat(layers.get(0).sameRope(layers.get(1))).isFalse();
+        // the same frequencies the forward pass rotates with
+        Rope rope = new Rope(128, 128, 1e6, 1.0, null, org.jacap.simd.RopeLayout.NEOX);
+        assertThat(global).containsExactly(rope.invFreq());
+        // R̄ differs between the layers at the same position
+        double[] x = new double[128];
+        x[1] = 1;
+        double[] a = new double[128];
+        double[] b = new double[128];
+        layers.get(0).futureRotation(60, 512).apply(x, a);
+        layers.get(1).futureRotation(60, 512).apply(x, b);
+        assertThat(a[1]).isNotEqualTo(b[1]);
+    }
+
+    @Test
+    void droppingEntriesOutsideTheWindowChangesNothing() {
+        InferenceState full = model.newState(256);
+        float[] fullLogits = model.forward(full, prompt, 0, prompt.length, false);
+        InferenceState st = model.newState(256);
+        model.forward(st, prompt, 0, prompt.length, false);
+        // a budget above every head's length: only the local layer's dead entries go
+        CompressionResult r = KvCompressor.compress(model, st, EvictionPolicies.policy("knorm", "uniform"),
+                Budget.kept(1000));
+        KvCache c = st.kvCache();
+        int firstLive = prompt.length - WINDOW + 1;
+        for (int g = 0; g < c.kvHeads(); g++) {
+            assertThat(c.length(0, g)).isEqualTo(WINDOW - 1);
+            assertThat(c.positions(0, g)[0]).isEqualTo(firstLive);
+            assertThat(c.length(1, g)).isEqualTo(prompt.length);
+        }
+        assertThat(r.entriesEvicted()).isEqualTo(2L * firstLive);
+        int[] next = new int[1];
+        float[] logits = fullLogits;
+        for (int i = 0; i < 20; i++) {
+            next[0] = StoriesModel.argmax(logits);
+            logits = model.forward(full, next, 0, 1, false);
+            float[] mine = model.forward(st, next, 0, 1, false);
+            // the same rows in the same order; only the JIT state of reduceLanes may round differently
+            assertThat(StoriesModel.argmax(mine)).as("step %d", i).isEqualTo(StoriesModel.argmax(logits));
+            for (int v = 0; v < mine.length; v++) {
+                assertThat(mine[v]).as("step %d logit %d", i, v).isCloseTo(logits[v], within(1e-3f));
+            }
+        }
+    }
+
+    @Test
+    void theLocalLayerSpendsNoBudgetOnDeadEntries() {
+        // budget above the window: the local layer is never scored, only cut to its window
+        EvictionSettings wide = EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 40);
+        EvictionSchedule s = new EvictionSchedule(model, EvictionSchedule.newState(model, wide, 512), wide, 10_000);
+        float[] logits = s.prompt(prompt, 0, prompt.length);
+        KvCache c = s.state().kvCache();
+        for (int g = 0; g < c.kvHeads(); g++) {
+            assertThat(c.length(0, g)).isEqualTo(WINDOW - 1);
+            assertThat(c.length(1, g)).isEqualTo(40);
+        }
+        // budget below the window: the local layer keeps `budget` live entries
+        EvictionSettings tight = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 12);
+        EvictionSchedule t = new EvictionSchedule(model, EvictionSchedule.newState(model, tight, 512), tight, 10_000);
+        logits = t.prompt(prompt, 0, prompt.length);
+        for (int i = 0; i < 100; i++) {
+            logits = t.decode(StoriesModel.argmax(logits));
+            KvCache tc = t.state().kvCache();
+            for (int l = 0; l < 2; l++) {
+                for (int g = 0; g < tc.kvHeads(); g++) assertThat(tc.length(l, g)).isLessThanOrEqualTo(12 + 16);
+            }
+        }
+        KvCache tc = t.state().kvCache();
+        int next = t.state().position();
+        for (int g = 0; g < tc.kvHeads(); g++) {
+            int[] pos = Arrays.copyOf(tc.positions(0, g), tc.length(0, g));
+            // every entry kept at the last event was live then (position > event position − window)
+            assertThat(pos[0]).isGreaterThan(next - 16 - WINDOW);
+        }
+    }
+}
