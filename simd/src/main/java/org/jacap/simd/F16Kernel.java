@@ -29,17 +29,17 @@ final class F16Kernel implements TypeKernel {
         int i = 0;
         for (int bound = count & ~7; i < bound; i += 8) {
             ShortVector h = ShortVector.fromMemorySegment(S128, src, offset + 2L * i, LE);
-            Half.f16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0)).intoArray(dst, dstOff + i);
+            HalfVectors.f16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0)).intoArray(dst, dstOff + i);
         }
         for (; i < count; i++) {
-            dst[dstOff + i] = Half.f16ToFloat(src.get(SHORT, offset + 2L * i));
+            dst[dstOff + i] = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2L * i));
         }
     }
 
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int i = 0; i < count; i++) {
-            dst[dstOff + i] = Half.f16ToFloat(src.get(SHORT, offset + 2L * i));
+            dst[dstOff + i] = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2L * i));
         }
     }
 }

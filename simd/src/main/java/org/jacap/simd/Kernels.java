@@ -30,20 +30,6 @@ public final class Kernels {
         return k;
     }
 
-    /**
-     * A warning to print at start-up when the vector kernels would run slowly here: the
-     * kernels are written for 256-bit vectors (AVX2); with narrower hardware vectors the Vector
-     * API emulates them. Empty on AVX2/AVX-512 machines.
-     */
-    public static java.util.Optional<String> slowPathWarning() {
-        int bits = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.vectorBitSize();
-        if (bits < 256) {
-            return java.util.Optional.of("the preferred vector width here is " + bits
-                    + " bits; Jacap's kernels use 256-bit vectors and will run slowly (expected AVX2 or wider)");
-        }
-        return java.util.Optional.empty();
-    }
-
     /** True when {@link #of} has a kernel for {@code type}. */
     public static boolean supports(GgmlType type) {
         return lookup(type) != null;

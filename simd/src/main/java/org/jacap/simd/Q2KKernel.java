@@ -34,8 +34,8 @@ final class Q2KKernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset + 80));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 82));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 80));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 82));
             for (int n = 0; n < 2; n++) {
                 for (int j = 0; j < 4; j++) {
                     int out = dstOff + 128 * n + 32 * j;
@@ -56,8 +56,8 @@ final class Q2KKernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset + 80));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 82));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 80));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 82));
             for (int n = 0; n < 2; n++) {
                 for (int j = 0; j < 4; j++) {
                     for (int l = 0; l < 32; l++) {

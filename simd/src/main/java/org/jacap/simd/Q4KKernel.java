@@ -43,8 +43,8 @@ final class Q4KKernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
@@ -73,8 +73,8 @@ final class Q4KKernel implements TypeKernel {
         FloatVector acc2 = FloatVector.zero(F);
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            float d = Half.f16ToFloat(src.get(SHORT, o));
-            float dmin = Half.f16ToFloat(src.get(SHORT, o + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, o + 2));
             long lo = src.get(LONG, o + 4);
             int hi = src.get(INT, o + 12);
             for (int c = 0; c < 4; c++) {
@@ -102,8 +102,8 @@ final class Q4KKernel implements TypeKernel {
         float sumMin = 0f;
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            float d = Half.f16ToFloat(src.get(SHORT, o));
-            float dmin = Half.f16ToFloat(src.get(SHORT, o + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, o + 2));
             for (int c = 0; c < 4; c++) {
                 int xo = xOff + 256 * b + 64 * c;
                 float s1 = 0f, s2 = 0f, x1 = 0f, x2 = 0f;
@@ -124,8 +124,8 @@ final class Q4KKernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long scales = offset + 4;
             for (int c = 0; c < 4; c++) {
                 float d1 = d * KScales.scale(src, scales, 2 * c);

@@ -37,7 +37,7 @@ final class Q4_0Kernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             for (int p = 0; p < 2; p++) {
                 ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 2 + 8 * p, LE);
                 Bytes.toFloat(Bytes.low(q).sub((byte) 8)).mul(d).intoArray(dst, dstOff + 8 * p);
@@ -54,7 +54,7 @@ final class Q4_0Kernel implements TypeKernel {
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int xo = xOff + 32 * b;
-            FloatVector d = FloatVector.broadcast(F, Half.f16ToFloat(src.get(SHORT, o)));
+            FloatVector d = FloatVector.broadcast(F, HalfFloats.f16ToFloat(src.get(SHORT, o)));
             ByteVector q0 = ByteVector.fromMemorySegment(B64, src, o + 2, LE);
             ByteVector q1 = ByteVector.fromMemorySegment(B64, src, o + 10, LE);
             FloatVector s = Bytes.toFloat(Bytes.low(q0).sub((byte) 8)).mul(FloatVector.fromArray(F, x, xo));
@@ -82,7 +82,7 @@ final class Q4_0Kernel implements TypeKernel {
                 int q = src.get(BYTE, o + 2 + j) & 0xFF;
                 s += ((q & 0x0F) - 8) * x[xo + j] + ((q >>> 4) - 8) * x[xo + j + 16];
             }
-            sum += s * Half.f16ToFloat(src.get(SHORT, o));
+            sum += s * HalfFloats.f16ToFloat(src.get(SHORT, o));
         }
         return sum;
     }
@@ -90,7 +90,7 @@ final class Q4_0Kernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             for (int j = 0; j < 16; j++) {
                 int q = src.get(BYTE, offset + 2 + j) & 0xFF;
                 dst[dstOff + j] = ((q & 0x0F) - 8) * d;

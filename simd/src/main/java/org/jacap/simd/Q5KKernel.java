@@ -40,8 +40,8 @@ final class Q5KKernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
             for (int c = 0; c < 4; c++) {
@@ -73,8 +73,8 @@ final class Q5KKernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float dmin = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long scales = offset + 4;
             for (int c = 0; c < 4; c++) {
                 float d1 = d * KScales.scale(src, scales, 2 * c);

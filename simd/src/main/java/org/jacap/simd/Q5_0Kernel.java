@@ -48,7 +48,7 @@ final class Q5_0Kernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             int qh = src.get(INT, offset + 2);
             for (int p = 0; p < 2; p++) {
                 ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 6 + 8 * p, LE);
@@ -61,7 +61,7 @@ final class Q5_0Kernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             int qh = src.get(INT, offset + 2);
             for (int j = 0; j < 16; j++) {
                 int q = src.get(BYTE, offset + 6 + j) & 0xFF;

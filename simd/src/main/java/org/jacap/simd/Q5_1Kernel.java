@@ -37,8 +37,8 @@ final class Q5_1Kernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float m = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float m = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             int qh = src.get(INT, offset + 4);
             for (int p = 0; p < 2; p++) {
                 ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 8 + 8 * p, LE);
@@ -51,8 +51,8 @@ final class Q5_1Kernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
-            float m = Half.f16ToFloat(src.get(SHORT, offset + 2));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
+            float m = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             int qh = src.get(INT, offset + 4);
             for (int j = 0; j < 16; j++) {
                 int q = src.get(BYTE, offset + 8 + j) & 0xFF;

@@ -43,7 +43,7 @@ final class Q6KKernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset + 208));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
             long sc0 = src.get(LONG, offset + 192);
             long sc1 = src.get(LONG, offset + 200);
             // 16 calls of one site per block: quarter i = (h, p, which) covers 8+8 elements
@@ -80,7 +80,7 @@ final class Q6KKernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 256; b < blocks; b++, offset += BYTES, dstOff += 256) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset + 208));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
             for (int h = 0; h < 2; h++) {
                 long ql = offset + 64 * h;
                 long qh = offset + 128 + 32 * h;

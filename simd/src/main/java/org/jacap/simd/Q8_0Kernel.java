@@ -37,7 +37,7 @@ final class Q8_0Kernel implements TypeKernel {
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             for (int p = 0; p < 4; p++) {
                 ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 2 + 8 * p, LE);
                 Bytes.toFloat(q).mul(d).intoArray(dst, dstOff + 8 * p);
@@ -53,7 +53,7 @@ final class Q8_0Kernel implements TypeKernel {
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int xo = xOff + 32 * b;
-            FloatVector d = FloatVector.broadcast(F, Half.f16ToFloat(src.get(SHORT, o)));
+            FloatVector d = FloatVector.broadcast(F, HalfFloats.f16ToFloat(src.get(SHORT, o)));
             FloatVector s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 2, LE)).mul(FloatVector.fromArray(F, x, xo));
             FloatVector t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 10, LE)).mul(FloatVector.fromArray(F, x, xo + 8));
             s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 18, LE)).fma(FloatVector.fromArray(F, x, xo + 16), s);
@@ -78,7 +78,7 @@ final class Q8_0Kernel implements TypeKernel {
             for (int j = 0; j < 32; j++) {
                 s += src.get(BYTE, o + 2 + j) * x[xo + j];
             }
-            sum += s * Half.f16ToFloat(src.get(SHORT, o));
+            sum += s * HalfFloats.f16ToFloat(src.get(SHORT, o));
         }
         return sum;
     }
@@ -86,7 +86,7 @@ final class Q8_0Kernel implements TypeKernel {
     @Override
     public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
-            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset));
             for (int j = 0; j < 32; j++) {
                 dst[dstOff + j] = src.get(BYTE, offset + 2 + j) * d;
             }

@@ -51,12 +51,12 @@ public final class Quantize {
             }
             case F16 -> {
                 for (int i = 0; i < n; i++) {
-                    dst.set(SHORT, dstOff + 2L * i, Half.floatToF16(src[srcOff + i]));
+                    dst.set(SHORT, dstOff + 2L * i, HalfFloats.floatToF16(src[srcOff + i]));
                 }
             }
             case BF16 -> {
                 for (int i = 0; i < n; i++) {
-                    dst.set(SHORT, dstOff + 2L * i, Half.floatToBf16(src[srcOff + i]));
+                    dst.set(SHORT, dstOff + 2L * i, HalfFloats.floatToBf16(src[srcOff + i]));
                 }
             }
             default -> {
@@ -92,7 +92,7 @@ public final class Quantize {
     }
 
     private static float f16Round(float v) {
-        return Half.f16ToFloat(Half.floatToF16(v));
+        return HalfFloats.f16ToFloat(HalfFloats.floatToF16(v));
     }
 
     // ---- 32-element blocks -------------------------------------------------------------------
@@ -104,7 +104,7 @@ public final class Quantize {
         }
         float d = amax / 127;
         float id = d != 0f ? 1.0f / d : 0.0f;
-        y.set(SHORT, o, Half.floatToF16(d));
+        y.set(SHORT, o, HalfFloats.floatToF16(d));
         for (int j = 0; j < 32; j++) {
             y.set(BYTE, o + 2 + j, (byte) Quants.roundAway(x[s + j] * id));
         }
@@ -127,7 +127,7 @@ public final class Quantize {
     private static void q4_0(float[] x, int s, MemorySegment y, long o) {
         float d = signedMax(x, s, 32) / -8;
         float id = d != 0f ? 1.0f / d : 0.0f;
-        y.set(SHORT, o, Half.floatToF16(d));
+        y.set(SHORT, o, HalfFloats.floatToF16(d));
         for (int j = 0; j < 16; j++) {
             int q0 = Math.min(15, (byte) (int) (x[s + j] * id + 8.5f));
             int q1 = Math.min(15, (byte) (int) (x[s + 16 + j] * id + 8.5f));
@@ -144,8 +144,8 @@ public final class Quantize {
         }
         float d = (max - min) / 15;
         float id = d != 0f ? 1.0f / d : 0.0f;
-        y.set(SHORT, o, Half.floatToF16(d));
-        y.set(SHORT, o + 2, Half.floatToF16(min));
+        y.set(SHORT, o, HalfFloats.floatToF16(d));
+        y.set(SHORT, o + 2, HalfFloats.floatToF16(min));
         for (int j = 0; j < 16; j++) {
             int q0 = Math.min(15, (byte) (int) ((x[s + j] - min) * id + 0.5f));
             int q1 = Math.min(15, (byte) (int) ((x[s + 16 + j] - min) * id + 0.5f));
@@ -156,7 +156,7 @@ public final class Quantize {
     private static void q5_0(float[] x, int s, MemorySegment y, long o) {
         float d = signedMax(x, s, 32) / -16;
         float id = d != 0f ? 1.0f / d : 0.0f;
-        y.set(SHORT, o, Half.floatToF16(d));
+        y.set(SHORT, o, HalfFloats.floatToF16(d));
         int qh = 0;
         for (int j = 0; j < 16; j++) {
             int q0 = Math.min(31, (byte) (int) (x[s + j] * id + 16.5f));
@@ -177,8 +177,8 @@ public final class Quantize {
         }
         float d = (max - min) / 31;
         float id = d != 0f ? 1.0f / d : 0.0f;
-        y.set(SHORT, o, Half.floatToF16(d));
-        y.set(SHORT, o + 2, Half.floatToF16(min));
+        y.set(SHORT, o, HalfFloats.floatToF16(d));
+        y.set(SHORT, o + 2, HalfFloats.floatToF16(min));
         int qh = 0;
         for (int j = 0; j < 16; j++) {
             int q0 = ((int) ((x[s + j] - min) * id + 0.5f)) & 0xFF;
@@ -333,13 +333,13 @@ public final class Quantize {
         }
         byte[] packed = new byte[12];
         KScales.pack(ls, lm, packed);
-        short d16 = Half.floatToF16(maxScale / 63f);
-        short dmin16 = Half.floatToF16(maxMin / 63f);
+        short d16 = HalfFloats.floatToF16(maxScale / 63f);
+        short dmin16 = HalfFloats.floatToF16(maxMin / 63f);
         y.set(SHORT, o, d16);
         y.set(SHORT, o + 2, dmin16);
         MemorySegment.copy(MemorySegment.ofArray(packed), 0, y, o + 4, 12);
-        float dAll = Half.f16ToFloat(d16);
-        float dminAll = Half.f16ToFloat(dmin16);
+        float dAll = HalfFloats.f16ToFloat(d16);
+        float dminAll = HalfFloats.f16ToFloat(dmin16);
         for (int j = 0; j < 8; j++) {
             float d = dAll * KScales.scale(y, o + 4, j);
             if (d == 0f) {
@@ -452,12 +452,12 @@ public final class Quantize {
             return;
         }
         float iscale = -128f / maxScale;
-        short d16 = Half.floatToF16(1 / iscale);
+        short d16 = HalfFloats.floatToF16(1 / iscale);
         y.set(SHORT, o + 208, d16);
         for (int ib = 0; ib < 16; ib++) {
             y.set(BYTE, o + 192 + ib, (byte) Math.min(127, Quants.nearestInt(iscale * scales[ib])));
         }
-        float dAll = Half.f16ToFloat(d16);
+        float dAll = HalfFloats.f16ToFloat(d16);
         for (int j = 0; j < 16; j++) {
             float d = dAll * y.get(BYTE, o + 192 + j);
             if (d == 0f) {

@@ -47,12 +47,12 @@ public enum VecDotType {
             case F32 -> System.arraycopy(src, srcOff, dst, dstOff, n);
             case F16 -> {
                 for (int i = 0; i < n; i++) {
-                    dst[dstOff + i] = Half.roundToF16(src[srcOff + i]);
+                    dst[dstOff + i] = HalfFloats.roundToF16(src[srcOff + i]);
                 }
             }
             case BF16 -> {
                 for (int i = 0; i < n; i++) {
-                    dst[dstOff + i] = Half.roundToBf16(src[srcOff + i]);
+                    dst[dstOff + i] = HalfFloats.roundToBf16(src[srcOff + i]);
                 }
             }
             case Q8_0, Q8_1 -> {
@@ -74,7 +74,7 @@ public enum VecDotType {
         for (int j = 0; j < 32; j++) {
             amax = Math.max(amax, Math.abs(src[s + j]));
         }
-        float d = Half.roundToF16(amax / 127f);
+        float d = HalfFloats.roundToF16(amax / 127f);
         float id = amax != 0f ? 127f / amax : 0f;
         for (int j = 0; j < 32; j++) {
             dst[t + j] = (float) Math.rint(src[s + j] * id) * d;

@@ -62,7 +62,7 @@ final class Blocks {
             }
             case BF16 -> {
                 for (int i = 0; i < count; i++) {
-                    data.set(SHORT, 2L * i, Half.floatToBf16((float) rnd.nextGaussian()));
+                    data.set(SHORT, 2L * i, HalfFloats.floatToBf16((float) rnd.nextGaussian()));
                 }
             }
             default -> {

@@ -22,7 +22,7 @@ final class Int16Experiment {
         FloatVector acc = FloatVector.zero(FloatVector.SPECIES_256);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * 34;
-            float d = Half.f16ToFloat(src.get(Layouts.SHORT, o)) * xd[b];
+            float d = HalfFloats.f16ToFloat(src.get(Layouts.SHORT, o)) * xd[b];
             ByteVector w0 = ByteVector.fromMemorySegment(ByteVector.SPECIES_128, src, o + 2, ByteOrder.LITTLE_ENDIAN);
             ByteVector w1 = ByteVector.fromMemorySegment(ByteVector.SPECIES_128, src, o + 18, ByteOrder.LITTLE_ENDIAN);
             ShortVector a = (ShortVector) w0.convertShape(VectorOperators.B2S, ShortVector.SPECIES_256, 0);
@@ -51,7 +51,7 @@ final class Int16Experiment {
             float[] xd = new float[cols / 32];
             MemorySegment qs = MemorySegment.ofArray(q);
             for (int b = 0; b < cols / 32; b++) {
-                xd[b] = Half.f16ToFloat(qs.get(Layouts.SHORT, 34L * b));
+                xd[b] = HalfFloats.f16ToFloat(qs.get(Layouts.SHORT, 34L * b));
                 for (int j = 0; j < 32; j++) {
                     xq[32 * b + j] = qs.get(Layouts.BYTE, 34L * b + 2 + j);
                 }

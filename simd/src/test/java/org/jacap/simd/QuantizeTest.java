@@ -56,7 +56,7 @@ class QuantizeTest {
             float d = amax / 127;
             for (int j = 0; j < 32; j++) {
                 // half a step, plus the f16 rounding of d carried through |q| <= 127
-                double bound = 0.5 * d + 127 * Math.abs(d - Half.roundToF16(d)) + 1e-30;
+                double bound = 0.5 * d + 127 * Math.abs(d - HalfFloats.roundToF16(d)) + 1e-30;
                 assertThat((double) Math.abs(x[b + j] - y[b + j])).as("element %d", b + j).isLessThanOrEqualTo(bound);
             }
         }
@@ -74,7 +74,7 @@ class QuantizeTest {
                 }
             }
             float d = Math.abs(max / 8);
-            double f16 = 8 * Math.abs(d - Math.abs(Half.roundToF16(max / -8)));
+            double f16 = 8 * Math.abs(d - Math.abs(HalfFloats.roundToF16(max / -8)));
             for (int j = 0; j < 32; j++) {
                 double err = Math.abs(x[b + j] - y[b + j]);
                 // the level -8d is the block's own extreme, +8d does not exist: values near -max lose a full step

@@ -5,43 +5,9 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
-/** IEEE half (F16) and bfloat16 (BF16) conversions, scalar and 8-lane vector. */
-public final class Half {
-    private Half() {}
-
-    /** F16 bits to float (exact; subnormals and infinities preserved, NaNs quieted with their payload). */
-    public static float f16ToFloat(short h) {
-        return Float.float16ToFloat(h);
-    }
-
-    /** Float to F16 bits, round to nearest even (what F16C's vcvtps2ph and ggml do). */
-    public static short floatToF16(float f) {
-        return Float.floatToFloat16(f);
-    }
-
-    /** BF16 bits to float: the top half of a float's bits. */
-    public static float bf16ToFloat(short b) {
-        return Float.intBitsToFloat(b << 16);
-    }
-
-    /** Float to BF16 bits as ggml rounds: nearest even; NaN stays NaN (quiet bit set). */
-    public static short floatToBf16(float f) {
-        int u = Float.floatToRawIntBits(f);
-        if ((u & 0x7fffffff) > 0x7f800000) {
-            return (short) ((u >>> 16) | 64);
-        }
-        return (short) ((u + (0x7fff + ((u >>> 16) & 1))) >>> 16);
-    }
-
-    /** f16 rounding of a float: the nearest F16 value, as a float. */
-    public static float roundToF16(float f) {
-        return Float.float16ToFloat(Float.floatToFloat16(f));
-    }
-
-    /** bf16 rounding of a float (ggml's rule), as a float. */
-    public static float roundToBf16(float f) {
-        return bf16ToFloat(floatToBf16(f));
-    }
+/** 8-lane F16 and BF16 to float conversions for the F16/BF16 kernels (scalar ones: {@link HalfFloats}). */
+final class HalfVectors {
+    private HalfVectors() {}
 
     /**
      * Eight F16 values, given as sign-extended or zero-extended 16-bit patterns in int lanes, to
