@@ -1,0 +1,89 @@
+package org.jacap.bench.throughput;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class BenchReportTest {
+    private static final ModelSummary MODEL = new ModelSummary("llama 1B Q4_0", "synthetic-1b-q4_0-42.gguf", 763_000_000L, 1_235_814_400L);
+
+    private static BenchReport report() {
+        // pp512: 512 tokens in 8 s and 7.68 s → 64.00 and 66.67 t/s; tg128: 128 tokens in 5.12 s ×2 → 25 t/s.
+        return new BenchReport(List.of(
+                new BenchResult(MODEL, "Java CPU", 2, BenchTest.prompt(512), new long[] {8_000_000_000L, 7_680_000_000L},
+                        1_500_000_000L, 16L << 20),
+                new BenchResult(MODEL, "Java CPU", 2, BenchTest.generation(128), new long[] {5_120_000_000L, 5_120_000_000L},
+                        1_500_000_000L, 4L << 20)),
+                OptionalLong.of(812L << 20));
+    }
+
+    @Test
+    void testNamesAreLlamaBenchs() {
+        assertThat(BenchTest.prompt(512).name()).isEqualTo("pp512");
+        assertThat(BenchTest.generation(128).name()).isEqualTo("tg128");
+        assertThat(new BenchTest(16, 4).name()).isEqualTo("pp16+tg4");
+        assertThatThrownBy(() -> new BenchTest(0, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void throughputIsTheMeanOfPerRepetitionRates() {
+        BenchResult r = report().results().getFirst();
+        assertThat(r.tokensPerSecond()).containsExactly(64.0, 66.66666666666667);
+        assertThat(r.throughput().format(2)).isEqualTo("65.33 ± 1.89");
+    }
+
+    @Test
+    void markdownHasLlamaBenchsColumnsAndAFactsLine() {
+        String md = report().render(ReportFormat.MD);
+        assertThat(md.lines().toList()).startsWith(
+                "| model                          |       size |     params | backend    | threads |            test |                  t/s |",
+                "| ------------------------------ | ---------: | ---------: | ---------- | ------: | --------------: | -------------------: |",
+                "| llama 1B Q4_0                  | 727.65 MiB |     1.24 B | Java CPU   |       2 |           pp512 |         65.33 ± 1.89 |",
+                "| llama 1B Q4_0                  | 727.65 MiB |     1.24 B | Java CPU   |       2 |           tg128 |         25.00 ± 0.00 |",
+                "");
+        assertThat(md).contains("load 1.50 s · peak RSS 812.00 MiB · KV cache pp512 16.00 MiB, tg128 4.00 MiB");
+    }
+
+    @Test
+    void csvHasOneLinePerTest() {
+        List<String> lines = report().render(ReportFormat.CSV).lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).startsWith("model_filename,model_type,model_size,model_n_params,backend,n_threads,n_prompt,n_gen,test,avg_ns");
+        assertThat(lines.get(1)).isEqualTo("synthetic-1b-q4_0-42.gguf,llama 1B Q4_0,763000000,1235814400,Java CPU,2,512,0,pp512,"
+                + "7840000000,226274170,65.333333,1.885618,1500.000,16777216," + (812L << 20));
+    }
+
+    @Test
+    void jsonIsAnArrayOfTestsWithSamples() throws Exception {
+        JsonNode root = new ObjectMapper().readTree(report().render(ReportFormat.JSON));
+        assertThat(root.isArray()).isTrue();
+        assertThat(root).hasSize(2);
+        JsonNode tg = root.get(1);
+        assertThat(tg.get("test").asText()).isEqualTo("tg128");
+        assertThat(tg.get("n_gen").asInt()).isEqualTo(128);
+        assertThat(tg.get("avg_ts").asDouble()).isEqualTo(25.0);
+        assertThat(tg.get("samples_ns")).hasSize(2);
+        assertThat(tg.get("peak_rss_bytes").asLong()).isEqualTo(812L << 20);
+    }
+
+    @Test
+    void formatNamesParseCaseInsensitively() {
+        assertThat(ReportFormat.parse("JSON")).isEqualTo(ReportFormat.JSON);
+        assertThatThrownBy(() -> ReportFormat.parse("sql")).hasMessageContaining("unknown output format 'sql'");
+    }
+
+    @Test
+    void peakRssIsParsedFromProcStatus() {
+        assertThat(ProcessMemory.parsePeakRss(List.of("Name:\tjava", "VmHWM:\t  812345 kB", "VmRSS:\t 1 kB")))
+                .isEqualTo(OptionalLong.of(812345L * 1024));
+        assertThat(ProcessMemory.parsePeakRss(List.of("Name:\tjava"))).isEmpty();
+        if (java.nio.file.Files.isReadable(java.nio.file.Path.of("/proc/self/status"))) {
+            assertThat(ProcessMemory.peakRssBytes().orElseThrow()).isPositive();
+        }
+    }
+}
