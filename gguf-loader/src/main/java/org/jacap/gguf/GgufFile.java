@@ -36,12 +36,17 @@ public final class GgufFile implements AutoCloseable {
 
     /**
      * Maps and validates the file. Throws {@link java.nio.file.NoSuchFileException} (an
-     * IOException) when it is missing and {@link GgufFormatException} when it is malformed; the
+     * IOException) when it is missing, an IOException when it is not a regular file, and a
+     * {@link GgufFormatException} naming the file and byte offset when it is malformed; the
      * mapping is released on failure.
      */
     public static GgufFile open(Path path) throws IOException {
         if (Files.isDirectory(path)) {
             throw new IOException(path + " is a directory, not a GGUF file");
+        }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            // Pipes and devices cannot be mapped (and opening a FIFO would block).
+            throw new IOException(path + " is not a regular file");
         }
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
@@ -52,6 +57,9 @@ public final class GgufFile implements AutoCloseable {
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
             GgufReader.Parsed parsed = GgufReader.parse(seg);
             return new GgufFile(path, arena, seg, parsed);
+        } catch (GgufFormatException e) {
+            arena.close();
+            throw e.inFile(path);
         } catch (IOException | RuntimeException | Error e) {
             arena.close();
             throw e;
@@ -60,7 +68,7 @@ public final class GgufFile implements AutoCloseable {
 
     /** Parses a GGUF image already in memory (used by tests and the writer's round trips). */
     public static GgufFile fromSegment(MemorySegment image) {
-        return new GgufFile(null, null, image, GgufReader.parse(image));
+        return new GgufFile(null, null, image.asReadOnly(), GgufReader.parse(image));
     }
 
     public Path path() {
@@ -96,6 +104,18 @@ public final class GgufFile implements AutoCloseable {
     /** The tensor's bytes: a read-only slice of the mapping, no copy. */
     public MemorySegment data(GgufTensorInfo t) {
         return mapping.asSlice(parsed.dataStart() + t.offset(), t.byteSize());
+    }
+
+    /** Total number of tensor elements (weights), as llama.cpp counts a model's parameters. */
+    public long parameterCount() {
+        long n = 0;
+        for (GgufTensorInfo t : parsed.tensors()) {
+            n += t.elementCount();
+            if (n < 0) {
+                return Long.MAX_VALUE; // only overlapping hostile tensors can get here
+            }
+        }
+        return n;
     }
 
     public int alignment() {
