@@ -1,0 +1,245 @@
+package org.jacap.tokenizer;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jacap.JacapException;
+import org.jacap.gguf.GgufMetadata;
+
+/**
+ * Byte-level BPE tokenizer (llama.cpp's {@code llm_tokenizer_bpe}): the pre-tokenizer named by
+ * {@code tokenizer.ggml.pre} cuts text into words; each word's UTF-8 bytes, written with the GPT-2
+ * byte map, are merged by rank from {@code tokenizer.ggml.merges}. Merge pairs are looked up by
+ * token ids in a primitive table; merged words are cached (bounded).
+ */
+public final class BytePairTokenizer implements Tokenizer {
+    private static final int CACHE_LIMIT = 1 << 16;
+    private static final int CACHE_MAX_WORD = 64;
+
+    private final Vocabulary vocab;
+    private final PreTokenizer preTokenizer;
+    private final SpecialTokenSplitter splitter;
+    private final TokenDecoder decoder;
+    private final MergeTable merges;
+    /** Token of each byte's mapped character, or -1. */
+    private final int[] byteTokens = new int[256];
+    private final ConcurrentHashMap<String, int[]> wordCache = new ConcurrentHashMap<>();
+
+    BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
+        String pre = metadata.contains("tokenizer.ggml.pre") ? metadata.getString("tokenizer.ggml.pre") : null;
+        preTokenizer = PreTokenizer.forName(pre, warnings);
+        // llama.cpp defaults BOS/EOS to 11 for BPE; no id is safer than a wrong one when metadata is silent.
+        vocab = new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, preTokenizer.addBos(), false, false,
+                preTokenizer.cleanSpaces()), warnings);
+        splitter = new SpecialTokenSplitter(vocab);
+        decoder = new TokenDecoder(vocab, true);
+        for (int b = 0; b < 256; b++) {
+            byteTokens[b] = vocab.index.get(String.valueOf(ByteLevelEncoding.charOf(b)));
+        }
+        merges = loadMerges(metadata, warnings);
+    }
+
+    private MergeTable loadMerges(GgufMetadata metadata, List<String> warnings) {
+        if (!metadata.contains("tokenizer.ggml.merges")) {
+            throw new JacapException("tokenizer: byte-level BPE vocabulary without 'tokenizer.ggml.merges'");
+        }
+        String[] lines;
+        try {
+            lines = metadata.getStringArray("tokenizer.ggml.merges");
+        } catch (RuntimeException e) {
+            throw new JacapException("tokenizer: " + e.getMessage(), e);
+        }
+        MergeTable table = new MergeTable(lines.length);
+        int skipped = 0;
+        for (int rank = 0; rank < lines.length; rank++) {
+            String line = lines[rank];
+            int space = line.indexOf(' ', 1);
+            if (space < 0) {
+                skipped++;
+                continue;
+            }
+            String a = line.substring(0, space);
+            String b = line.substring(space + 1);
+            int left = vocab.index.get(a);
+            int right = vocab.index.get(b);
+            int result = vocab.index.get(a + b);
+            if (left < 0 || right < 0 || result < 0) {
+                skipped++; // a merge whose parts or result are not tokens can never produce a token
+                continue;
+            }
+            table.putIfAbsent(left, right, result, rank);
+        }
+        if (skipped > 0) {
+            warnings.add(skipped + " of " + lines.length + " merges ignored (malformed, or parts not in the vocabulary)");
+        }
+        return table;
+    }
+
+    @Override
+    public int[] encode(String text, boolean addBos, boolean parseSpecial) {
+        IntList out = new IntList(text.length() / 3 + 4);
+        if (addBos) {
+            if (vocab.bosId < 0) {
+                throw new JacapException("this vocabulary has no BOS token");
+            }
+            out.add(vocab.bosId);
+        }
+        Scratch scratch = new Scratch(new BpeMerger(merges));
+        for (SpecialTokenSplitter.Fragment f : splitter.split(text, parseSpecial)) {
+            if (f.isText()) {
+                encodeText(text, f.start(), f.end(), scratch, out);
+            } else {
+                out.add(f.token());
+            }
+        }
+        return out.toArray();
+    }
+
+    /** Per-call buffers: the merger and the byte / symbol arrays of the current word. */
+    private static final class Scratch {
+        final BpeMerger merger;
+        byte[] bytes = new byte[256];
+        int[] symbols = new int[256];
+        char[] mapped = new char[256];
+        final IntList word = new IntList();
+
+        Scratch(BpeMerger merger) {
+            this.merger = merger;
+        }
+
+        void ensure(int n) {
+            if (bytes.length < n) {
+                bytes = new byte[n * 2];
+                symbols = new int[n * 2];
+                mapped = new char[n * 2];
+            }
+        }
+    }
+
+    private void encodeText(String text, int from, int to, Scratch scratch, IntList out) {
+        SplitText split = new SplitText(Utf8.codePoints(text, from, to));
+        IntList ends = preTokenizer.split(split);
+        int start = 0;
+        for (int i = 0; i < ends.size(); i++) {
+            int end = ends.get(i);
+            if (end > start) {
+                encodeWord(split.cps, start, end, scratch, out);
+            }
+            start = end;
+        }
+    }
+
+    private void encodeWord(int[] cps, int from, int to, Scratch s, IntList out) {
+        String key = to - from <= CACHE_MAX_WORD ? new String(cps, from, to - from) : null;
+        if (key != null) {
+            int[] cached = wordCache.get(key);
+            if (cached != null) {
+                out.addAll(cached);
+                return;
+            }
+        }
+        s.ensure((to - from) * 4);
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            n = Utf8.encode(cps[i], s.bytes, n);
+        }
+        s.word.clear();
+        int whole = -1;
+        if (preTokenizer.ignoreMerges()) {
+            for (int i = 0; i < n; i++) {
+                s.mapped[i] = ByteLevelEncoding.charOf(s.bytes[i]);
+            }
+            whole = vocab.index.get(s.mapped, 0, n);
+        }
+        if (whole >= 0) {
+            s.word.add(whole);
+        } else {
+            for (int i = 0; i < n; i++) {
+                s.symbols[i] = byteTokens[s.bytes[i] & 0xFF];
+            }
+            s.merger.merge(s.symbols, n, s.word);
+        }
+        int[] ids = s.word.toArray();
+        out.addAll(ids);
+        if (key != null) {
+            if (wordCache.size() >= CACHE_LIMIT) {
+                wordCache.clear(); // crude bound; cheap and keeps memory flat on huge inputs
+            }
+            wordCache.put(key, ids);
+        }
+    }
+
+    /** Name of the pre-tokenizer in use ("default" when the metadata named an unknown one). */
+    public String preTokenizer() {
+        return preTokenizer.name();
+    }
+
+    @Override
+    public String decode(int[] ids) {
+        return decoder.decode(ids);
+    }
+
+    @Override
+    public String piece(int id) {
+        return decoder.piece(id);
+    }
+
+    @Override
+    public StreamingDecoder streamingDecoder() {
+        return decoder.streaming();
+    }
+
+    @Override
+    public int vocabSize() {
+        return vocab.size();
+    }
+
+    @Override
+    public int bosId() {
+        return vocab.bosId;
+    }
+
+    @Override
+    public int eosId() {
+        return vocab.eosId;
+    }
+
+    @Override
+    public int eotId() {
+        return vocab.eotId;
+    }
+
+    @Override
+    public int unknownId() {
+        return vocab.unknownId;
+    }
+
+    @Override
+    public boolean isEndOfGeneration(int id) {
+        return vocab.isEndOfGeneration(id);
+    }
+
+    @Override
+    public boolean addBosByDefault() {
+        return vocab.addBos;
+    }
+
+    @Override
+    public boolean addEosByDefault() {
+        return vocab.addEos;
+    }
+
+    @Override
+    public int tokenId(String text) {
+        return vocab.index.get(text);
+    }
+
+    @Override
+    public String model() {
+        return "gpt2";
+    }
+
+    @Override
+    public List<String> warnings() {
+        return List.copyOf(vocab.warnings());
+    }
+}
