@@ -108,6 +108,22 @@ class SyntheticPlanTest {
     }
 
     @Test
+    void vocabularyLoadsAsASentencePieceTokenizerThatRoundTripsText() {
+        SyntheticPlan plan = SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.Q8_0, 1);
+        org.jacap.tokenizer.Tokenizer tok = org.jacap.tokenizer.Tokenizer.fromMetadata(
+                new org.jacap.gguf.GgufMetadata(plan.metadata()));
+        assertThat(tok.vocabSize()).isEqualTo(4096);
+        assertThat(tok.bosId()).isEqualTo(1);
+        String text = "Once upon a time, Lily said: \"héllo 世界\"\n";
+        int[] ids = tok.encode(text, true, false);
+        assertThat(ids[0]).isEqualTo(1);
+        assertThat(java.util.Arrays.stream(ids).allMatch(id -> id >= 0 && id < 4096)).isTrue();
+        assertThat(tok.decode(java.util.Arrays.copyOfRange(ids, 1, ids.length))).isEqualTo(text);
+        java.util.List<String> tokens = java.util.Arrays.asList(SyntheticVocabulary.of(4096).tokens());
+        assertThat(tok.encode("ab", false, false)).containsExactly(tokens.indexOf("\u2581ab"));
+    }
+
+    @Test
     void namesParse() {
         assertThat(SyntheticShape.parse("1B")).isEqualTo(SyntheticShape.ONE_B);
         assertThat(SyntheticType.parse("Q4_K")).isEqualTo(SyntheticType.Q4_K);
