@@ -1,5 +1,8 @@
 package org.jacap.cli;
 
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,17 +28,36 @@ public final class JacapCli implements Runnable {
 
     @Override
     public void run() {
-        spec.commandLine().usage(System.out);
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args));
+        // Model metadata is UTF-8 (token pieces, names): print it as UTF-8 whatever the platform's stdout encoding.
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        System.exit(execute(out, err, args));
     }
 
     /** Runs the command line and returns the exit code; used by tests, never calls System.exit. */
     public static int execute(String... args) {
+        return execute(null, null, args);
+    }
+
+    /** As {@link #execute(String...)}, printing to {@code out} and {@code err} (null: picocli's defaults). */
+    public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new JacapCli());
         cl.setExecutionExceptionHandler(new ErrorHandler());
-        return cl.execute(args);
+        if (out != null) {
+            cl.setOut(out);
+        }
+        if (err != null) {
+            cl.setErr(err);
+        }
+        try {
+            return cl.execute(args);
+        } finally {
+            cl.getOut().flush();
+            cl.getErr().flush();
+        }
     }
 }
