@@ -19,11 +19,13 @@ public final class SentencePieceTokenizer implements Tokenizer {
     private final TokenDecoder decoder;
     /** Token of each byte value for byte fallback, or -1. */
     private final int[] byteTokens = new int[256];
+    private final boolean wordsMergeAlone;
 
     SentencePieceTokenizer(GgufMetadata metadata, List<String> warnings) {
         vocab = new Vocabulary(metadata, new VocabularyDefaults(1, 2, 0, true, false, true, false), warnings);
         splitter = new SpecialTokenSplitter(vocab);
         decoder = new TokenDecoder(vocab, false);
+        wordsMergeAlone = wordsMergeAlone(vocab.texts);
         for (int b = 0; b < 256; b++) {
             int id = vocab.index.get(String.format("<0x%02X>", b));
             if (id < 0 && b < 0x80) {
@@ -35,6 +37,11 @@ public final class SentencePieceTokenizer implements Tokenizer {
 
     @Override
     public int[] encode(String text, boolean addBos, boolean parseSpecial) {
+        return encode(text, addBos, parseSpecial, wordsMergeAlone);
+    }
+
+    /** {@code perWord} false forces one merge run over each whole text fragment (the reference behaviour). */
+    int[] encode(String text, boolean addBos, boolean parseSpecial, boolean perWord) {
         IntList out = new IntList(text.length() / 3 + 4);
         if (addBos) {
             if (vocab.bosId < 0) {
@@ -45,7 +52,7 @@ public final class SentencePieceTokenizer implements Tokenizer {
         boolean afterSpecial = true; // the first text fragment gets the space prefix too
         for (SpecialTokenSplitter.Fragment f : splitter.split(text, parseSpecial)) {
             if (f.isText()) {
-                encodeText(text, f.start(), f.end(), vocab.addSpacePrefix && afterSpecial, out);
+                encodeText(text, f.start(), f.end(), vocab.addSpacePrefix && afterSpecial, perWord, out);
                 afterSpecial = false;
             } else {
                 out.add(f.token());
@@ -55,7 +62,7 @@ public final class SentencePieceTokenizer implements Tokenizer {
         return out.toArray();
     }
 
-    private void encodeText(String text, int from, int to, boolean prefixSpace, IntList out) {
+    private void encodeText(String text, int from, int to, boolean prefixSpace, boolean perWord, IntList out) {
         int offset = prefixSpace ? 1 : 0;
         char[] chars = new char[to - from + offset];
         if (prefixSpace) {
@@ -65,55 +72,81 @@ public final class SentencePieceTokenizer implements Tokenizer {
             char c = text.charAt(i);
             chars[i - from + offset] = c == ' ' ? SPACE_MARK : c;
         }
-        new Merge(chars).run(out);
+        Merge merge = new Merge(chars);
+        if (!perWord) {
+            merge.run(0, chars.length, out);
+            return;
+        }
+        // No token bridges "x|▁": merging each word alone gives exactly the whole-text result.
+        int start = 0;
+        for (int i = 1; i < chars.length; i++) {
+            if (chars[i] == SPACE_MARK && chars[i - 1] != SPACE_MARK) {
+                merge.run(start, i, out);
+                start = i;
+            }
+        }
+        merge.run(start, chars.length, out);
     }
 
-    /** One merge run over a text: symbols are code-point spans of {@code chars}, linked in a list. */
+    /** True when no token has {@code ▁} right after another character: then no merge crosses a word start. */
+    private static boolean wordsMergeAlone(String[] texts) {
+        for (String t : texts) {
+            for (int i = 1; i < t.length(); i++) {
+                if (t.charAt(i) == SPACE_MARK && t.charAt(i - 1) != SPACE_MARK) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Merge runs over spans of one text: symbols are code-point spans of {@code chars} in a linked
+     * list. The arrays are reused from run to run.
+     */
     private final class Merge {
         private final char[] chars;
-        private final int[] start;
-        private final int[] length;
-        private final int[] prev;
-        private final int[] next;
-        private final BigramQueue queue;
+        private int[] start = new int[64];
+        private int[] length = new int[64];
+        private int[] prev = new int[64];
+        private int[] next = new int[64];
+        private final BigramQueue queue = new BigramQueue(64);
 
         Merge(char[] chars) {
             this.chars = chars;
+        }
+
+        void run(int from, int to, IntList out) {
+            if (start.length < to - from) {
+                int cap = Math.max(to - from, start.length * 2);
+                start = new int[cap];
+                length = new int[cap];
+                prev = new int[cap];
+                next = new int[cap];
+            }
             int n = 0;
-            int[] s = new int[chars.length];
-            int[] l = new int[chars.length];
-            for (int i = 0; i < chars.length; ) {
-                int len = Character.isHighSurrogate(chars[i]) && i + 1 < chars.length
-                        && Character.isLowSurrogate(chars[i + 1]) ? 2 : 1;
-                s[n] = i;
-                l[n++] = len;
+            for (int i = from; i < to; ) {
+                int len = Character.isHighSurrogate(chars[i]) && i + 1 < to && Character.isLowSurrogate(chars[i + 1]) ? 2 : 1;
+                start[n] = i;
+                length[n++] = len;
                 i += len;
             }
-            start = s;
-            length = l;
-            prev = new int[n];
-            next = new int[n];
+            if (n == 0) {
+                return;
+            }
             for (int i = 0; i < n; i++) {
                 prev[i] = i - 1;
                 next[i] = i + 1 < n ? i + 1 : -1;
             }
-            queue = new BigramQueue(Math.max(4, n));
-        }
-
-        void run(IntList out) {
-            int n = prev.length;
-            if (n == 0) {
-                return;
-            }
+            queue.clear();
             for (int i = 1; i < n; i++) {
                 tryAdd(i - 1, i);
             }
             while (!queue.isEmpty()) {
-                int e = queue.pop();
-                int left = queue.left(e);
-                int right = queue.right(e);
+                int left = BigramQueue.left(queue.pop());
+                int right = next[left];
                 // stale: one side was merged away or grew since this pair was queued
-                if (length[left] == 0 || length[right] == 0 || length[left] + length[right] != queue.size(e)) {
+                if (length[left] == 0 || right < 0 || length[left] + length[right] != queue.poppedSize) {
                     continue;
                 }
                 length[left] += length[right];
@@ -137,7 +170,7 @@ public final class SentencePieceTokenizer implements Tokenizer {
             int size = length[left] + length[right];
             int id = vocab.index.get(chars, start[left], size);
             if (id >= 0) {
-                queue.push(vocab.scores[id], left, right, size);
+                queue.push(vocab.scores[id], left, size);
             }
         }
 
@@ -162,91 +195,90 @@ public final class SentencePieceTokenizer implements Tokenizer {
         }
     }
 
-    /** Max-heap of candidate merges by score; ties go to the leftmost pair, as llama.cpp orders them. */
+    /**
+     * Candidate merges, best first: highest score, then leftmost, as llama.cpp orders them. Each
+     * entry is one {@code long} (score made sortable in the high half, left index in the low half)
+     * plus the merged length that tells stale entries apart; no indirection, so the heap stays
+     * cache-friendly on long texts.
+     */
     private static final class BigramQueue {
-        private float[] score;
-        private int[] left;
-        private int[] right;
-        private int[] size;
-        private int entries;
-        private int[] heap;
-        private int heapSize;
+        private long[] keys;
+        private int[] sizes;
+        private int count;
 
         BigramQueue(int capacity) {
-            score = new float[capacity];
-            left = new int[capacity];
-            right = new int[capacity];
-            size = new int[capacity];
-            heap = new int[capacity];
+            keys = new long[capacity];
+            sizes = new int[capacity];
         }
 
         boolean isEmpty() {
-            return heapSize == 0;
+            return count == 0;
         }
 
-        int left(int e) {
-            return left[e];
+        void clear() {
+            count = 0;
         }
 
-        int right(int e) {
-            return right[e];
+        /** Smaller keys come first: descending score, then ascending left index. */
+        static long key(float score, int left) {
+            int bits = Float.floatToIntBits(score);
+            int ordered = bits ^ ((bits >> 31) & 0x7FFFFFFF); // monotonic in score
+            long descending = (long) Integer.MAX_VALUE - ordered; // 0 .. 2^32-1
+            return ((descending << 32) | left) ^ Long.MIN_VALUE; // signed order = unsigned order
         }
 
-        int size(int e) {
-            return size[e];
+        static int left(long key) {
+            return (int) key;
         }
 
-        void push(float s, int l, int r, int sz) {
-            if (entries == score.length) {
-                int cap = entries * 2;
-                score = Arrays.copyOf(score, cap);
-                left = Arrays.copyOf(left, cap);
-                right = Arrays.copyOf(right, cap);
-                size = Arrays.copyOf(size, cap);
-                heap = Arrays.copyOf(heap, cap);
+        void push(float score, int left, int size) {
+            if (count == keys.length) {
+                keys = Arrays.copyOf(keys, count * 2);
+                sizes = Arrays.copyOf(sizes, count * 2);
             }
-            int e = entries++;
-            score[e] = s;
-            left[e] = l;
-            right[e] = r;
-            size[e] = sz;
-            int i = heapSize++;
+            long key = key(score, left);
+            int i = count++;
             while (i > 0) {
                 int parent = (i - 1) >>> 1;
-                if (!before(e, heap[parent])) {
+                if (keys[parent] <= key) {
                     break;
                 }
-                heap[i] = heap[parent];
+                keys[i] = keys[parent];
+                sizes[i] = sizes[parent];
                 i = parent;
             }
-            heap[i] = e;
+            keys[i] = key;
+            sizes[i] = size;
         }
 
-        int pop() {
-            int top = heap[0];
-            int last = heap[--heapSize];
+        /** The best entry's key; its size is then in {@link #poppedSize}. */
+        long pop() {
+            long top = keys[0];
+            poppedSize = sizes[0];
+            long last = keys[--count];
+            int lastSize = sizes[count];
             int i = 0;
             while (true) {
                 int child = 2 * i + 1;
-                if (child >= heapSize) {
+                if (child >= count) {
                     break;
                 }
-                if (child + 1 < heapSize && before(heap[child + 1], heap[child])) {
+                if (child + 1 < count && keys[child + 1] < keys[child]) {
                     child++;
                 }
-                if (!before(heap[child], last)) {
+                if (keys[child] >= last) {
                     break;
                 }
-                heap[i] = heap[child];
+                keys[i] = keys[child];
+                sizes[i] = sizes[child];
                 i = child;
             }
-            heap[i] = last;
+            keys[i] = last;
+            sizes[i] = lastSize;
             return top;
         }
 
-        private boolean before(int a, int b) {
-            return score[a] > score[b] || (score[a] == score[b] && left[a] < left[b]);
-        }
+        int poppedSize;
     }
 
     @Override
