@@ -1,30 +1,30 @@
 package org.jacap.bench.throughput;
 
-/** Names of GGUF {@code general.file_type} values (llama.cpp's llama_ftype), as llama-bench prints them. */
+import org.jacap.gguf.GgufFileType;
+
+/** llama-bench's spelling of a {@code general.file_type}: "all F32", "Q4_0", "Q4_K - Medium". */
 final class FileTypeNames {
     private FileTypeNames() {
     }
 
-    static String name(int fileType) {
-        return switch (fileType) {
-            case 0 -> "all F32";
-            case 1 -> "F16";
-            case 2 -> "Q4_0";
-            case 3 -> "Q4_1";
-            case 7 -> "Q8_0";
-            case 8 -> "Q5_0";
-            case 9 -> "Q5_1";
-            case 10 -> "Q2_K - Medium";
-            case 11 -> "Q3_K - Small";
-            case 12 -> "Q3_K - Medium";
-            case 13 -> "Q3_K - Large";
-            case 14 -> "Q4_K - Small";
-            case 15 -> "Q4_K - Medium";
-            case 16 -> "Q5_K - Small";
-            case 17 -> "Q5_K - Medium";
-            case 18 -> "Q6_K";
-            case 32 -> "BF16";
-            default -> "ftype " + fileType;
-        };
+    static String name(long fileType) {
+        GgufFileType t = GgufFileType.fromId(fileType);
+        if (t == null) {
+            return "ftype " + fileType;
+        }
+        if (t == GgufFileType.ALL_F32) {
+            return "all F32";
+        }
+        String label = t.label();
+        // llama.cpp spells the K-quant mixes out: Q4_K_M → "Q4_K - Medium".
+        if (label.matches("Q\\d_K_[SML]")) {
+            String size = switch (label.charAt(label.length() - 1)) {
+                case 'S' -> "Small";
+                case 'M' -> "Medium";
+                default -> "Large";
+            };
+            return label.substring(0, 4) + " - " + size;
+        }
+        return label;
     }
 }

@@ -29,7 +29,7 @@ public record ModelSummary(String type, String fileName, long sizeBytes, long pa
         String arch = md.getString("general.architecture", "unknown");
         String size = md.getString("general.size_label", Units.sizeLabel(params));
         String ftype = md.contains("general.file_type")
-                ? FileTypeNames.name((int) md.getLong("general.file_type"))
+                ? FileTypeNames.name(md.getLong("general.file_type"))
                 : dominant(elementsByType);
         return new ModelSummary(arch + " " + size + " " + ftype, path.getFileName().toString(), bytes, params);
     }

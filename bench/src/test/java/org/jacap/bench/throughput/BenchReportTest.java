@@ -72,6 +72,16 @@ class BenchReportTest {
     }
 
     @Test
+    void fileTypesAreSpelledAsLlamaBenchSpellsThem() {
+        assertThat(FileTypeNames.name(0)).isEqualTo("all F32");
+        assertThat(FileTypeNames.name(2)).isEqualTo("Q4_0");
+        assertThat(FileTypeNames.name(7)).isEqualTo("Q8_0");
+        assertThat(FileTypeNames.name(15)).isEqualTo("Q4_K - Medium");
+        assertThat(FileTypeNames.name(11)).isEqualTo("Q3_K - Small");
+        assertThat(FileTypeNames.name(999)).isEqualTo("ftype 999");
+    }
+
+    @Test
     void formatNamesParseCaseInsensitively() {
         assertThat(ReportFormat.parse("JSON")).isEqualTo(ReportFormat.JSON);
         assertThatThrownBy(() -> ReportFormat.parse("sql")).hasMessageContaining("unknown output format 'sql'");
