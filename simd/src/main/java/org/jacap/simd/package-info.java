@@ -1,0 +1,17 @@
+/**
+ * Transformer kernels on flat {@code float[]}/{@code double[]} arrays with explicit offsets,
+ * vectorised with {@code jdk.incubator.vector} at the preferred species (8 float lanes on AVX2).
+ *
+ * <p>Every vector kernel has a scalar twin in this package, compared with it in the tests on random
+ * data and on lengths that leave tails shorter than a vector: {@link org.jacap.simd.VectorOps} ↔
+ * {@link org.jacap.simd.ScalarOps}; in the other classes the twin is the method of the same name with
+ * the suffix {@code Scalar} ({@code RmsNorm.applyScalar}, {@code Softmax.inPlaceScalar},
+ * {@code Activations.siluScalar}, {@code Attention.scoresScalar}, {@code Rope.rotateScalar}).
+ *
+ * <p>Conventions: a batch of rows of width n lives at {@code off + b·n}; ranges are checked on
+ * entry ({@link java.lang.IndexOutOfBoundsException} before anything is written); kernels are
+ * stateless static methods or immutable objects, safe to call from many threads on disjoint
+ * outputs; hot loops allocate nothing. {@link org.jacap.simd.VectorSupport} reports the vector
+ * width and warns when it is below 256 bits or the module is missing.
+ */
+package org.jacap.simd;
