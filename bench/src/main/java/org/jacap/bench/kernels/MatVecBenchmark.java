@@ -1,0 +1,92 @@
+package org.jacap.bench.kernels;
+
+import java.lang.foreign.Arena;
+import java.util.concurrent.TimeUnit;
+import org.jacap.gguf.GgmlType;
+import org.jacap.simd.MatMul;
+import org.jacap.simd.Precision;
+import org.jacap.simd.ThreadPool;
+import org.jacap.simd.WeightMatrix;
+import org.openjdk.jmh.annotations.AuxCounters;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Decode: matrix x vector (batch 1), NATIVE precision, vector kernels against their scalar
+ * twins. The {@code weightBytes} counter is the weight-read bandwidth (bytes/s), {@code flops}
+ * the arithmetic rate.
+ *
+ * <pre>java -jar bench/target/benchmarks.jar MatVecBenchmark -p type=Q8_0,Q4_0</pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 3, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xmx8g"})
+public class MatVecBenchmark {
+
+    @Param({"Q8_0", "Q4_0", "Q4_K", "F16"})
+    public String type;
+
+    /** rows x cols (outputs x input width). */
+    @Param({"2048x2048", "8192x2048"})
+    public String shape;
+
+    @Param({"1", "2"})
+    public int threads;
+
+    @Param({"vector", "scalar"})
+    public String impl;
+
+    private Arena arena;
+    private ThreadPool pool;
+    private MatMul mm;
+    private WeightMatrix w;
+    private float[] x;
+    private float[] out;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        int[] s = RandomWeights.shape(shape);
+        arena = Arena.ofShared();
+        w = RandomWeights.matrix(GgmlType.valueOf(type), s[0], s[1], 42, arena);
+        x = RandomWeights.activations(s[1], 7);
+        out = new float[s[0]];
+        pool = new ThreadPool(threads);
+        mm = impl.equals("vector") ? new MatMul(pool, Precision.NATIVE) : MatMul.scalarTwin(pool, Precision.NATIVE);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        pool.close();
+        arena.close();
+    }
+
+    /** Rates JMH reports per second. */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.OPERATIONS)
+    public static class Rates {
+        public long weightBytes;
+        public long flops;
+    }
+
+    @Benchmark
+    public float matvec(Rates rates) {
+        mm.multiply(w, x, 0, 1, out, 0);
+        rates.weightBytes += w.data().byteSize();
+        rates.flops += 2L * w.rows() * w.cols();
+        return out[0];
+    }
+}

@@ -1,0 +1,27 @@
+package org.jacap.simd;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorSpecies;
+
+/** Little-endian unaligned layouts (GGUF is little-endian, tensors are not aligned) and the vector species. */
+final class Layouts {
+    private Layouts() {}
+
+    static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+    static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
+
+    /** 8 float lanes: AVX2 width. The kernels split blocks of 32 into four of these. */
+    static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
+    /** 8 bytes: one load feeds one 8-lane float vector after widening. */
+    static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
+    static final VectorSpecies<Short> S128 = ShortVector.SPECIES_128;
+}

@@ -1,0 +1,95 @@
+package org.jacap.simd;
+
+import static org.jacap.simd.Layouts.B64;
+import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.SHORT;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import org.jacap.gguf.GgmlType;
+
+/**
+ * Q8_0: blocks of 32 weights in 34 bytes.
+ * <pre>
+ *   bytes 0..1    d       f16 scale
+ *   bytes 2..33   qs[32]  int8; element j = qs[j]
+ *
+ *   w[j] = d * qs[j]
+ * </pre>
+ */
+final class Q8_0Kernel implements TypeKernel {
+    static final int BYTES = 34;
+
+    @Override
+    public GgmlType type() {
+        return GgmlType.Q8_0;
+    }
+
+    @Override
+    public VecDotType vecDotType() {
+        return VecDotType.Q8_0;
+    }
+
+    @Override
+    public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
+        for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
+            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            for (int p = 0; p < 4; p++) {
+                ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 2 + 8 * p, LE);
+                Bytes.toFloat(q).mul(d).intoArray(dst, dstOff + 8 * p);
+            }
+        }
+    }
+
+    /** Fused decode and dot: per block, {@code d * Σ q·x}; two accumulators alternate over blocks. */
+    @Override
+    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc2 = FloatVector.zero(F);
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            int xo = xOff + 32 * b;
+            FloatVector d = FloatVector.broadcast(F, Half.f16ToFloat(src.get(SHORT, o)));
+            FloatVector s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 2, LE)).mul(FloatVector.fromArray(F, x, xo));
+            FloatVector t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 10, LE)).mul(FloatVector.fromArray(F, x, xo + 8));
+            s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 18, LE)).fma(FloatVector.fromArray(F, x, xo + 16), s);
+            t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 26, LE)).fma(FloatVector.fromArray(F, x, xo + 24), t);
+            if ((b & 1) == 0) {
+                acc = s.add(t).fma(d, acc);
+            } else {
+                acc2 = s.add(t).fma(d, acc2);
+            }
+        }
+        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
+    }
+
+    /** Scalar twin of {@link #dot}, factored the same way. */
+    @Override
+    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            int xo = xOff + 32 * b;
+            float s = 0f;
+            for (int j = 0; j < 32; j++) {
+                s += src.get(BYTE, o + 2 + j) * x[xo + j];
+            }
+            sum += s * Half.f16ToFloat(src.get(SHORT, o));
+        }
+        return sum;
+    }
+
+    @Override
+    public void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
+        for (int b = 0, blocks = count / 32; b < blocks; b++, offset += BYTES, dstOff += 32) {
+            float d = Half.f16ToFloat(src.get(SHORT, offset));
+            for (int j = 0; j < 32; j++) {
+                dst[dstOff + j] = src.get(BYTE, offset + 2 + j) * d;
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package org.jacap.simd;
+
+import java.lang.foreign.MemorySegment;
+import org.jacap.gguf.GgmlType;
+
+/**
+ * What one GGML tensor type contributes to the kernels: how to turn its blocks into floats
+ * (vectorised, with a scalar twin that must agree bit for bit) and which activation form
+ * llama.cpp pairs it with. Everything else (dot products, matrix tiles, threading) is shared
+ * and lives in {@link FloatLoops} and {@link MatMul}; adding a type means one class here and
+ * one line in {@link Kernels#of}.
+ */
+public sealed interface TypeKernel
+        permits F32Kernel, F16Kernel, BF16Kernel, Q8_0Kernel, Q4_0Kernel, Q4_1Kernel, Q5_0Kernel, Q5_1Kernel,
+                Q2KKernel, Q3KKernel, Q4KKernel, Q5KKernel, Q6KKernel, Q8KKernel {
+
+    GgmlType type();
+
+    /** The activation form of llama.cpp's CPU dot product for this weight type. */
+    VecDotType vecDotType();
+
+    /**
+     * Dequantizes {@code count} elements (a whole number of blocks) stored from byte
+     * {@code offset} of {@code src} into {@code dst[dstOff .. dstOff+count)}. Vectorised.
+     */
+    void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count);
+
+    /** Scalar twin of {@link #dequantize}: same values, bit for bit. */
+    void dequantizeScalar(MemorySegment src, long offset, float[] dst, int dstOff, int count);
+
+    /**
+     * {@code Σ_i w[i]·x[xOff+i]} over the {@code count} elements (whole blocks) of one row stored
+     * from byte {@code offset}: the matrix-vector kernel. Types with a fused kernel decode and
+     * multiply in registers; the others decode through {@code scratch} (at least
+     * {@link #DOT_CHUNK} floats) into the shared {@link FloatLoops#dot}.
+     */
+    default float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
+        for (int c = 0; c < count; c += chunk) {
+            int n = Math.min(chunk, count - c);
+            dequantize(src, offset + type().bytesFor(c), scratch, 0, n);
+            sum += FloatLoops.dot(scratch, 0, x, xOff + c, n);
+        }
+        return sum;
+    }
+
+    /** Scalar twin of {@link #dot}. */
+    default float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+        float sum = 0f;
+        int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
+        for (int c = 0; c < count; c += chunk) {
+            int n = Math.min(chunk, count - c);
+            dequantizeScalar(src, offset + type().bytesFor(c), scratch, 0, n);
+            sum += FloatLoops.dotScalar(scratch, 0, x, xOff + c, n);
+        }
+        return sum;
+    }
+
+    /** Scratch floats {@link #dot} may need. */
+    int DOT_CHUNK = 1024;
+
+    default int blockSize() {
+        return type().blockSize();
+    }
+
+    default int bytesPerBlock() {
+        return type().bytesPerBlock();
+    }
+}

@@ -1,0 +1,106 @@
+package org.jacap.simd;
+
+/**
+ * The form llama.cpp's CPU backend converts activations to before a product with a weight
+ * matrix (ggml's {@code vec_dot_type}). {@link #round} applies that conversion and returns the
+ * activations as floats on the converted grid, so a float kernel computes the same products as
+ * an integer kernel up to f32 summation order.
+ */
+public enum VecDotType {
+    /** Plain f32. */
+    F32(1),
+    /** Rounded to F16 (nearest even). */
+    F16(1),
+    /** Rounded to BF16 (ggml's nearest-even rule). */
+    BF16(1),
+    /** Blocks of 32: f16 scale {@code d = amax/127}, int8 {@code q = rint(x*127/amax)}. */
+    Q8_0(32),
+    /**
+     * As Q8_0 plus the f16 block sum {@code s = d*Σq} that Q4_1/Q5_1 use for their offset term.
+     * As floats the sum is not rounded to f16, the one difference to llama.cpp (~5e-4 relative
+     * on the offset term only).
+     */
+    Q8_1(32),
+    /** Blocks of 256: f32 scale {@code d = max/-127} (sign of the largest magnitude), {@code q = rint(x/d)}. */
+    Q8_K(256);
+
+    private final int blockSize;
+
+    VecDotType(int blockSize) {
+        this.blockSize = blockSize;
+    }
+
+    /** Elements per block of the converted activations. */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /**
+     * Converts {@code n} activations {@code src[srcOff..]} to this grid into {@code dst[dstOff..]}
+     * ({@code src == dst} allowed). {@code n} must be a multiple of {@link #blockSize()}.
+     */
+    public void round(float[] src, int srcOff, float[] dst, int dstOff, int n) {
+        if (n % blockSize != 0) {
+            throw new IllegalArgumentException(this + " rounds whole blocks of " + blockSize + ", got " + n + " values");
+        }
+        switch (this) {
+            case F32 -> System.arraycopy(src, srcOff, dst, dstOff, n);
+            case F16 -> {
+                for (int i = 0; i < n; i++) {
+                    dst[dstOff + i] = Half.roundToF16(src[srcOff + i]);
+                }
+            }
+            case BF16 -> {
+                for (int i = 0; i < n; i++) {
+                    dst[dstOff + i] = Half.roundToBf16(src[srcOff + i]);
+                }
+            }
+            case Q8_0, Q8_1 -> {
+                for (int b = 0; b < n; b += 32) {
+                    roundQ8_0Block(src, srcOff + b, dst, dstOff + b);
+                }
+            }
+            case Q8_K -> {
+                for (int b = 0; b < n; b += 256) {
+                    roundQ8KBlock(src, srcOff + b, dst, dstOff + b);
+                }
+            }
+        }
+    }
+
+    /** As ggml's AVX2 {@code quantize_row_q8_0}: max |x|, f16 scale, round half to even. */
+    private static void roundQ8_0Block(float[] src, int s, float[] dst, int t) {
+        float amax = 0f;
+        for (int j = 0; j < 32; j++) {
+            amax = Math.max(amax, Math.abs(src[s + j]));
+        }
+        float d = Half.roundToF16(amax / 127f);
+        float id = amax != 0f ? 127f / amax : 0f;
+        for (int j = 0; j < 32; j++) {
+            dst[t + j] = (float) Math.rint(src[s + j] * id) * d;
+        }
+    }
+
+    /** As ggml's {@code quantize_row_q8_K_ref}: the scale follows the signed value of largest magnitude. */
+    private static void roundQ8KBlock(float[] src, int s, float[] dst, int t) {
+        float amax = 0f;
+        float max = 0f;
+        for (int j = 0; j < 256; j++) {
+            float ax = Math.abs(src[s + j]);
+            if (ax > amax) {
+                amax = ax;
+                max = src[s + j];
+            }
+        }
+        if (amax == 0f) {
+            java.util.Arrays.fill(dst, t, t + 256, 0f);
+            return;
+        }
+        float iscale = -127f / max;
+        float d = 1f / iscale;
+        for (int j = 0; j < 256; j++) {
+            int v = Math.min(127, Quants.nearestInt(iscale * src[s + j]));
+            dst[t + j] = v * d;
+        }
+    }
+}

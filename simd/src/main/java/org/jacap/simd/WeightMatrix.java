@@ -1,0 +1,68 @@
+package org.jacap.simd;
+
+import java.lang.foreign.MemorySegment;
+import org.jacap.gguf.GgmlType;
+import org.jacap.gguf.GgufFile;
+import org.jacap.gguf.GgufTensorInfo;
+
+/**
+ * A weight matrix in ggml layout, still in its stored type: {@code cols} (ne0) is the input
+ * width, {@code rows} (ne1) the number of outputs, and row {@code r} starts at byte
+ * {@code r * type.bytesFor(cols)} of {@code data}. The constructor checks that a kernel exists,
+ * that rows hold whole blocks and that the data has exactly the expected size.
+ */
+public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols) {
+
+    public WeightMatrix {
+        if (data == null || type == null) {
+            throw new IllegalArgumentException("weight matrix needs data and a type");
+        }
+        Kernels.of(type); // UnsupportedTensorTypeException naming the type
+        if (rows < 1 || cols < 1) {
+            throw new IllegalArgumentException("weight matrix " + type + " needs rows, cols >= 1, got " + rows + " x " + cols);
+        }
+        if (cols % type.blockSize() != 0) {
+            throw new IllegalArgumentException("a " + type + " row holds whole blocks of " + type.blockSize()
+                    + " elements, but cols = " + cols);
+        }
+        long expected = (long) rows * type.bytesFor(cols);
+        if (data.byteSize() != expected) {
+            throw new IllegalArgumentException("a " + rows + " x " + cols + " " + type + " matrix takes " + expected
+                    + " bytes, but the data has " + data.byteSize());
+        }
+    }
+
+    /** Same as the constructor. */
+    public static WeightMatrix of(MemorySegment data, GgmlType type, int rows, int cols) {
+        return new WeightMatrix(data, type, rows, cols);
+    }
+
+    /**
+     * The tensor {@code info} of {@code file} as a matrix: ne0 = cols, the product of the other
+     * dimensions = rows (a 1-D tensor is one row).
+     */
+    public static WeightMatrix of(GgufFile file, GgufTensorInfo info) {
+        long cols = info.dim(0);
+        long rows = info.rows();
+        if (cols > Integer.MAX_VALUE || rows > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("tensor " + info + " is too large for a weight matrix");
+        }
+        return new WeightMatrix(file.data(info), info.type(), (int) rows, (int) cols);
+    }
+
+    /** Bytes per row. */
+    public long rowBytes() {
+        return type.bytesFor(cols);
+    }
+
+    /** The kernel serving this matrix's type. */
+    public TypeKernel kernel() {
+        return Kernels.of(type);
+    }
+
+    /** Dequantizes row {@code r} into {@code dst[dstOff .. dstOff+cols)} (embedding lookup). */
+    public void dequantizeRow(int r, float[] dst, int dstOff) {
+        java.util.Objects.checkIndex(r, rows);
+        Kernels.of(type).dequantize(data, r * rowBytes(), dst, dstOff, cols);
+    }
+}

@@ -1,0 +1,186 @@
+package org.jacap.simd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import org.jacap.gguf.GgmlType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** MatMul (vector and scalar twin, every precision, 1-3 threads) against a float64 reference. */
+class MatMulTest {
+    static ThreadPool pool1;
+    static ThreadPool pool2;
+    static ThreadPool pool3;
+
+    @BeforeAll
+    static void pools() {
+        pool1 = new ThreadPool(1);
+        pool2 = new ThreadPool(2);
+        pool3 = new ThreadPool(3);
+    }
+
+    @AfterAll
+    static void close() {
+        pool1.close();
+        pool2.close();
+        pool3.close();
+    }
+
+    static Stream<GgmlType> types() {
+        return Blocks.SUPPORTED.stream();
+    }
+
+    /** float64 reference: scalar-dequantized weights, activations rounded as the precision says. */
+    static double[][] reference(WeightMatrix w, float[] x, int xOff, int batch, Precision p) {
+        TypeKernel k = Kernels.of(w.type());
+        float[] wd = new float[w.rows() * w.cols()];
+        for (int r = 0; r < w.rows(); r++) {
+            k.dequantizeScalar(w.data(), r * w.rowBytes(), wd, r * w.cols(), w.cols());
+        }
+        float[] xr = Arrays.copyOfRange(x, xOff, xOff + batch * w.cols());
+        if (p == Precision.NATIVE) {
+            k.vecDotType().round(xr, 0, xr, 0, xr.length);
+        }
+        double[][] ref = new double[2][batch * w.rows()]; // [0] value, [1] Σ|w·x| for the tolerance
+        for (int b = 0; b < batch; b++) {
+            for (int r = 0; r < w.rows(); r++) {
+                double s = 0;
+                double a = 0;
+                for (int c = 0; c < w.cols(); c++) {
+                    double v = (double) wd[r * w.cols() + c] * xr[b * w.cols() + c];
+                    s += v;
+                    a += Math.abs(v);
+                }
+                ref[0][b * w.rows() + r] = s;
+                ref[1][b * w.rows() + r] = a;
+            }
+        }
+        return ref;
+    }
+
+    static void check(MatMul mm, WeightMatrix w, int batch, long seed, String what) {
+        int xOff = 5;
+        int outOff = 3;
+        float[] x = Blocks.gaussian(xOff + batch * w.cols() + 2, seed, 1f);
+        float[] xCopy = x.clone();
+        float[] out = new float[outOff + batch * w.rows() + 4];
+        Arrays.fill(out, Float.NaN);
+        mm.multiply(w, x, xOff, batch, out, outOff);
+        assertThat(x).as("activations untouched").containsExactly(xCopy);
+        double[][] ref = reference(w, x, xOff, batch, mm.precision());
+        for (int i = 0; i < outOff; i++) {
+            assertThat(out[i]).as("guard before output").isNaN();
+        }
+        for (int i = outOff + batch * w.rows(); i < out.length; i++) {
+            assertThat(out[i]).as("guard after output").isNaN();
+        }
+        for (int i = 0; i < batch * w.rows(); i++) {
+            double tol = 2e-6 * Math.sqrt(w.cols()) * ref[1][i] + 1e-30;
+            double err = Math.abs(out[outOff + i] - ref[0][i]);
+            if (!(err <= tol)) {
+                fail(what + ": output " + i + " (token " + i / w.rows() + ", row " + i % w.rows() + ") = " + out[outOff + i]
+                        + ", expected " + ref[0][i] + " ± " + tol);
+            }
+        }
+    }
+
+    static int[] colsFor(GgmlType t) {
+        return switch (t.blockSize()) {
+            case 1 -> new int[] {1, 7, 8, 19, 67, 1100};
+            case 32 -> new int[] {32, 96, 1088};
+            default -> new int[] {256, 1280};
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("types")
+    void vectorProductMatchesFloat64Reference(GgmlType type) {
+        long seed = type.ordinal() * 1000L;
+        for (int cols : colsFor(type)) {
+            for (int rows : new int[] {1, 3, 4, 9}) {
+                WeightMatrix w = WeightMatrix.of(Blocks.random(type, rows * cols, seed++), type, rows, cols);
+                for (Precision p : Precision.values()) {
+                    for (int batch : new int[] {1, 2, 4, 7}) {
+                        ThreadPool pool = batch % 2 == 0 ? pool2 : (rows > 4 ? pool3 : pool1);
+                        check(new MatMul(pool, p), w, batch, seed++,
+                                type + " " + rows + "x" + cols + " batch " + batch + " " + p + " threads " + pool.threads());
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("types")
+    void smallChunksAndTokenBlocksExerciseEveryLoop(GgmlType type) {
+        int cols = type.blockSize() == 256 ? 1024 + 256 : 512 + 32;
+        int rows = 11;
+        WeightMatrix w = WeightMatrix.of(Blocks.random(type, rows * cols, 99), type, rows, cols);
+        for (Precision p : Precision.values()) {
+            MatMul small = new MatMul(pool2, p, true, 256, 6, 4096);
+            MatMul scalar = new MatMul(pool3, p, false, 256, 6, 4096);
+            for (int batch : new int[] {1, 5, 13}) {
+                check(small, w, batch, batch, type + " small blocks batch " + batch + " " + p);
+                check(scalar, w, batch, batch, type + " scalar twin batch " + batch + " " + p);
+            }
+        }
+    }
+
+    @Test
+    void nativeAndF32DifferExactlyByTheActivationRounding() {
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 8 * 256, 3), GgmlType.Q8_0, 8, 256);
+        float[] x = Blocks.gaussian(256, 4, 1f);
+        float[] a = new float[8];
+        float[] b = new float[8];
+        new MatMul(pool1, Precision.F32).multiply(w, x, 0, 1, a, 0);
+        new MatMul(pool1, Precision.NATIVE).multiply(w, x, 0, 1, b, 0);
+        assertThat(a).isNotEqualTo(b);
+        float[] xr = x.clone();
+        VecDotType.Q8_0.round(xr, 0, xr, 0, 256);
+        float[] c = new float[8];
+        new MatMul(pool1, Precision.F32).multiply(w, xr, 0, 1, c, 0);
+        assertThat(c).containsExactly(b);
+    }
+
+    @Test
+    void resultsDoNotDependOnThreadCount() {
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q4_K, 37 * 512, 8), GgmlType.Q4_K, 37, 512);
+        float[] x = Blocks.gaussian(9 * 512, 2, 1f);
+        float[] o1 = new float[9 * 37];
+        float[] o3 = new float[9 * 37];
+        new MatMul(pool1, Precision.NATIVE).multiply(w, x, 0, 9, o1, 0);
+        new MatMul(pool3, Precision.NATIVE).multiply(w, x, 0, 9, o3, 0);
+        assertThat(o3).containsExactly(o1);
+    }
+
+    @Test
+    void badArgumentsAreReported() {
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 4 * 64, 1), GgmlType.Q8_0, 4, 64);
+        MatMul mm = new MatMul(pool1, Precision.F32);
+        assertThatThrownBy(() -> mm.multiply(w, new float[100], 0, 2, new float[8], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, 2, new float[7], 0)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, -1, new float[8], 0)).isInstanceOf(IllegalArgumentException.class);
+        mm.multiply(w, new float[0], 0, 0, new float[0], 0);
+    }
+
+    @Test
+    void weightMatrixValidatesItsShape() {
+        MemorySegment q = Blocks.random(GgmlType.Q8_0, 4 * 64, 1);
+        assertThat(WeightMatrix.of(q, GgmlType.Q8_0, 4, 64).rowBytes()).isEqualTo(68);
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 4, 48)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whole blocks of 32");
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 3, 64)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("takes 204 bytes, but the data has 272");
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.IQ2_XXS, 1, 256)).isInstanceOf(UnsupportedTensorTypeException.class)
+                .hasMessageContaining("IQ2_XXS");
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 0, 64)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
