@@ -1,7 +1,6 @@
 package org.jacap.tokenizer;
 
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
 
@@ -9,10 +8,10 @@ import org.jacap.gguf.GgufMetadata;
  * Byte-level BPE tokenizer (llama.cpp's {@code llm_tokenizer_bpe}): the pre-tokenizer named by
  * {@code tokenizer.ggml.pre} cuts text into words; each word's UTF-8 bytes, written with the GPT-2
  * byte map, are merged by rank from {@code tokenizer.ggml.merges}. Merge pairs are looked up by
- * token ids in a primitive table; merged words are cached (bounded).
+ * token ids in a primitive table; merged words are cached (bounded, lock-free).
  */
 public final class BytePairTokenizer implements Tokenizer {
-    private static final int CACHE_LIMIT = 1 << 16;
+    private static final int CACHE_SLOTS = 1 << 16;
     private static final int CACHE_MAX_WORD = 64;
 
     private final Vocabulary vocab;
@@ -22,10 +21,15 @@ public final class BytePairTokenizer implements Tokenizer {
     private final MergeTable merges;
     /** Token of each byte's mapped character, or -1. */
     private final int[] byteTokens = new int[256];
-    private final ConcurrentHashMap<String, int[]> wordCache = new ConcurrentHashMap<>();
+    private final WordCache wordCache = new WordCache(CACHE_SLOTS);
 
     BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
-        String pre = metadata.contains("tokenizer.ggml.pre") ? metadata.getString("tokenizer.ggml.pre") : null;
+        String pre;
+        try {
+            pre = metadata.getString("tokenizer.ggml.pre", null);
+        } catch (RuntimeException e) {
+            throw new JacapException("tokenizer: " + e.getMessage(), e);
+        }
         preTokenizer = PreTokenizer.forName(pre, warnings);
         // llama.cpp defaults BOS/EOS to 11 for BPE; no id is safer than a wrong one when metadata is silent.
         vocab = new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, preTokenizer.addBos(), false, false,
@@ -50,6 +54,7 @@ public final class BytePairTokenizer implements Tokenizer {
         }
         MergeTable table = new MergeTable(lines.length);
         int skipped = 0;
+        char[] buf = new char[64];
         for (int rank = 0; rank < lines.length; rank++) {
             String line = lines[rank];
             int space = line.indexOf(' ', 1);
@@ -57,11 +62,16 @@ public final class BytePairTokenizer implements Tokenizer {
                 skipped++;
                 continue;
             }
-            String a = line.substring(0, space);
-            String b = line.substring(space + 1);
-            int left = vocab.index.get(a);
-            int right = vocab.index.get(b);
-            int result = vocab.index.get(a + b);
+            // "a b": look up a, b and the merged "ab" on one buffer, without building strings
+            if (buf.length < line.length()) {
+                buf = new char[line.length() * 2];
+            }
+            line.getChars(0, space, buf, 0);
+            line.getChars(space + 1, line.length(), buf, space);
+            int merged = line.length() - 1;
+            int left = vocab.index.get(buf, 0, space);
+            int right = vocab.index.get(buf, space, merged - space);
+            int result = vocab.index.get(buf, 0, merged);
             if (left < 0 || right < 0 || result < 0) {
                 skipped++; // a merge whose parts or result are not tokens can never produce a token
                 continue;
@@ -129,9 +139,10 @@ public final class BytePairTokenizer implements Tokenizer {
     }
 
     private void encodeWord(int[] cps, int from, int to, Scratch s, IntList out) {
-        String key = to - from <= CACHE_MAX_WORD ? new String(cps, from, to - from) : null;
-        if (key != null) {
-            int[] cached = wordCache.get(key);
+        boolean cacheable = to - from <= CACHE_MAX_WORD;
+        int hash = cacheable ? WordCache.hash(cps, from, to) : 0;
+        if (cacheable) {
+            int[] cached = wordCache.get(cps, from, to, hash);
             if (cached != null) {
                 out.addAll(cached);
                 return;
@@ -160,11 +171,8 @@ public final class BytePairTokenizer implements Tokenizer {
         }
         int[] ids = s.word.toArray();
         out.addAll(ids);
-        if (key != null) {
-            if (wordCache.size() >= CACHE_LIMIT) {
-                wordCache.clear(); // crude bound; cheap and keeps memory flat on huge inputs
-            }
-            wordCache.put(key, ids);
+        if (cacheable) {
+            wordCache.put(cps, from, to, hash, ids);
         }
     }
 

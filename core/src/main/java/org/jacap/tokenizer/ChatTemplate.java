@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jacap.gguf.GgufMetadata;
+import org.jacap.gguf.GgufValue;
 
 /**
  * Turns a conversation into the prompt text a chat model was trained on. The family is recognised
@@ -40,7 +41,7 @@ public final class ChatTemplate {
 
     /** The template of a model: {@code tokenizer.chat_template}, with the tokenizer's BOS/EOS texts. */
     public static ChatTemplate fromMetadata(GgufMetadata metadata, Tokenizer tokenizer) {
-        String template = metadata.get(KEY).orElse(null) instanceof org.jacap.gguf.GgufValue.StringValue s ? s.value() : null;
+        String template = metadata.get(KEY).orElse(null) instanceof GgufValue.StringValue s ? s.value() : null;
         return fromTemplate(template, tokenizer);
     }
 

@@ -1,6 +1,7 @@
 package org.jacap.tokenizer;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,8 @@ final class SpecialTokenSplitter {
 
     private final Vocabulary vocab;
     private final TrieNode root = new TrieNode();
+    /** Characters some special token starts with: most text positions are skipped with one bit test. */
+    private final BitSet firstChars = new BitSet(1 << 16);
     /** Position of each special token in the longest-first order. */
     private final Map<Integer, Integer> order = new HashMap<>();
 
@@ -37,6 +40,7 @@ final class SpecialTokenSplitter {
             int id = specials[i];
             order.put(id, i);
             TrieNode node = root;
+            firstChars.set(vocab.texts[id].charAt(0));
             for (char c : vocab.texts[id].toCharArray()) {
                 node = node.children.computeIfAbsent(c, k -> new TrieNode());
             }
@@ -67,6 +71,9 @@ final class SpecialTokenSplitter {
         boolean[] present = new boolean[vocab.specialTokens.length];
         int count = 0;
         for (int i = 0; i < text.length(); i++) {
+            if (!firstChars.get(text.charAt(i))) {
+                continue;
+            }
             TrieNode node = root;
             for (int j = i; j < text.length(); j++) {
                 node = node.children.get(text.charAt(j));

@@ -85,10 +85,8 @@ final class SplitText {
                 int c = 0;
                 for (int i = 0; i < cps.length; i++) {
                     charOfCp[i] = c;
-                    cpOfChar[c] = i;
-                    c += Character.charCount(cps[i]);
-                    if (c - 1 < cpOfChar.length && Character.charCount(cps[i]) == 2) {
-                        cpOfChar[c - 1] = i;
+                    for (int k = 0; k < Character.charCount(cps[i]); k++) {
+                        cpOfChar[c++] = i; // both halves of a surrogate pair belong to code point i
                     }
                 }
                 charOfCp[cps.length] = c;

@@ -65,17 +65,19 @@ final class TokenDecoder {
 
     // Reverses the GPT-2 byte map; a character outside it keeps its own UTF-8 bytes.
     private static byte[] byteLevelDecode(String t) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(t.length());
-        byte[] buf = new byte[4];
-        t.codePoints().forEach(cp -> {
+        byte[] out = new byte[t.length() * 4];
+        int n = 0;
+        for (int i = 0; i < t.length(); ) {
+            int cp = t.codePointAt(i);
+            i += Character.charCount(cp);
             int b = ByteLevelEncoding.byteOf(cp);
             if (b >= 0) {
-                out.write(b);
+                out[n++] = (byte) b;
             } else {
-                out.write(buf, 0, Utf8.encode(cp, buf, 0));
+                n = Utf8.encode(cp, out, n);
             }
-        });
-        return out.toByteArray();
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     byte[] textBytes(int id) {

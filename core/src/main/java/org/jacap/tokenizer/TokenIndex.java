@@ -10,6 +10,7 @@ final class TokenIndex {
     private final int[] hashes;
     private final int[] ids;
     private final int mask;
+    private final int duplicates;
 
     TokenIndex(String[] texts) {
         int capacity = Integer.highestOneBit(Math.max(4, texts.length * 2 - 1)) << 1;
@@ -17,6 +18,7 @@ final class TokenIndex {
         hashes = new int[capacity];
         ids = new int[capacity];
         mask = capacity - 1;
+        int dup = 0;
         for (int id = 0; id < texts.length; id++) {
             String t = texts[id];
             int h = mix(t.hashCode());
@@ -28,8 +30,16 @@ final class TokenIndex {
                 keys[slot] = t;
                 hashes[slot] = h;
                 ids[slot] = id;
+            } else {
+                dup++;
             }
         }
+        duplicates = dup;
+    }
+
+    /** Number of texts that repeat an earlier one (and so are never returned). */
+    int duplicates() {
+        return duplicates;
     }
 
     /** Id of {@code text}, or -1. */

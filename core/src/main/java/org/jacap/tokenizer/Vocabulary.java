@@ -79,18 +79,13 @@ final class Vocabulary {
             } else {
                 Arrays.fill(attrs, TokenAttributes.NORMAL);
             }
-            int duplicates = 0;
             for (int i = 0; i < n; i++) {
                 if (texts[i].isEmpty()) {
                     texts[i] = "[EMPTY_" + i + "]"; // as llama.cpp: every token needs a distinct text
                 }
             }
             index = new TokenIndex(texts);
-            for (int i = 0; i < n; i++) {
-                if (index.get(texts[i]) != i) {
-                    duplicates++;
-                }
-            }
+            int duplicates = index.duplicates();
             if (duplicates > 0) {
                 warnings.add(duplicates + " duplicated token texts; the lowest id of each is used when encoding");
             }

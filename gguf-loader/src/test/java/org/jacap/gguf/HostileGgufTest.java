@@ -371,6 +371,7 @@ class HostileGgufTest {
         Path good = tmp.resolve("good-model.gguf");
         Files.write(good, image);
         try (GgufFile f = GgufFile.open(good)) {
+            assertThat(f.tensors()).hasSize(2);
             assertThat(Files.readString(maps)).as("a live GgufFile is mapped").contains(good.toString());
         }
         String mapped = Files.readString(maps);

@@ -50,7 +50,7 @@ final class RawGguf {
 
     /** Zeros up to the next multiple of {@code alignment}. */
     RawGguf pad(int alignment) {
-        return zeros((int) ((alignment - out.size() % alignment) % alignment));
+        return zeros((alignment - out.size() % alignment) % alignment);
     }
 
     /** A metadata entry with a scalar UINT32 value. */

@@ -1,0 +1,122 @@
+package org.jacap.kv.eviction;
+
+import java.util.Arrays;
+import org.jacap.JacapException;
+
+/**
+ * R̄ = mean of the RoPE rotations R(p) over the future positions p = first .. first+count-1.
+ * It maps a pre-RoPE query statistic into the frame of post-RoPE cached keys. Block-diagonal over
+ * the RoPE pairs (a, b): {@code (R̄x)_a = c̄·x_a − s̄·x_b}, {@code (R̄x)_b = s̄·x_a + c̄·x_b}.
+ * Not a rotation: {@code ‖R̄x‖ ≤ ‖x‖}.
+ */
+public final class AveragedRotation {
+    /** Future positions averaged by CapKV/ExpectedAttention (kvpress {@code n_future_positions}). */
+    public static final int DEFAULT_FUTURE_POSITIONS = 512;
+
+    private final int headDim;
+    private final int[] first;
+    private final int[] second;
+    private final double[] cbar;
+    private final double[] sbar;
+
+    private AveragedRotation(RopeLayout layout, double[] cbar, double[] sbar) {
+        this.headDim = 2 * cbar.length;
+        this.cbar = cbar;
+        this.sbar = sbar;
+        this.first = new int[cbar.length];
+        this.second = new int[cbar.length];
+        for (int j = 0; j < cbar.length; j++) {
+            first[j] = layout.first(j, headDim);
+            second[j] = layout.second(j, headDim);
+        }
+    }
+
+    /**
+     * Averages over {@code count} positions from {@code firstPosition} (the next position to be
+     * written). {@code invFreq[j]} must be the model's own frequencies, scaling included.
+     */
+    public static AveragedRotation overPositions(RopeLayout layout, double[] invFreq, long firstPosition, int count) {
+        if (count <= 0 || invFreq.length == 0) {
+            throw new JacapException("averaged rotation needs positions and frequencies");
+        }
+        double[] c = new double[invFreq.length];
+        double[] s = new double[invFreq.length];
+        for (int j = 0; j < invFreq.length; j++) {
+            double sc = 0;
+            double ss = 0;
+            for (long p = firstPosition; p < firstPosition + count; p++) {
+                double phi = (double) p * invFreq[j];
+                sc += Math.cos(phi);
+                ss += Math.sin(phi);
+            }
+            c[j] = sc / count;
+            s[j] = ss / count;
+        }
+        return new AveragedRotation(layout, c, s);
+    }
+
+    /** From precomputed per-pair means (fixtures, or an engine that caches them). */
+    public static AveragedRotation of(RopeLayout layout, double[] cbar, double[] sbar) {
+        if (cbar.length != sbar.length || cbar.length == 0) {
+            throw new JacapException("cbar and sbar must have the same non-zero length");
+        }
+        return new AveragedRotation(layout, cbar.clone(), sbar.clone());
+    }
+
+    public int headDim() {
+        return headDim;
+    }
+
+    public double[] cbar() {
+        return cbar.clone();
+    }
+
+    public double[] sbar() {
+        return sbar.clone();
+    }
+
+    /** {@code out = R̄x}; {@code out} must not alias {@code x}. */
+    public void apply(double[] x, double[] out) {
+        for (int j = 0; j < cbar.length; j++) {
+            int a = first[j];
+            int b = second[j];
+            out[a] = cbar[j] * x[a] - sbar[j] * x[b];
+            out[b] = sbar[j] * x[a] + cbar[j] * x[b];
+        }
+    }
+
+    /** {@code out = diag(R̄ diag(var) R̄ᵀ)}: the rotated diagonal variance Jacap uses. */
+    public void applyToDiagonal(double[] var, double[] out) {
+        for (int j = 0; j < cbar.length; j++) {
+            int a = first[j];
+            int b = second[j];
+            double c2 = cbar[j] * cbar[j];
+            double s2 = sbar[j] * sbar[j];
+            out[a] = c2 * var[a] + s2 * var[b];
+            out[b] = s2 * var[a] + c2 * var[b];
+        }
+    }
+
+    /** {@code out = R̄ Σ R̄ᵀ} for a row-major d×d matrix (ExpectedAttention's covariance). */
+    public void applyToCovariance(double[] cov, double[] out) {
+        int d = headDim;
+        double[] t = new double[d * d];
+        double[] col = new double[d];
+        double[] rot = new double[d];
+        for (int c = 0; c < d; c++) {              // T = R̄Σ, column by column
+            for (int r = 0; r < d; r++) col[r] = cov[r * d + c];
+            apply(col, rot);
+            for (int r = 0; r < d; r++) t[r * d + c] = rot[r];
+        }
+        for (int r = 0; r < d; r++) {              // (T R̄ᵀ)[r,:] = R̄ T[r,:]
+            System.arraycopy(t, r * d, col, 0, d);
+            apply(col, rot);
+            System.arraycopy(rot, 0, out, r * d, d);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AveragedRotation[d=" + headDim + ", cbar=" + Arrays.toString(cbar) + "]";
+    }
+}

@@ -1,0 +1,29 @@
+package org.jacap.kv.eviction;
+
+import org.jacap.JacapException;
+
+/**
+ * Switches of the capacity scorers that neither paper fixes (eviction-spec §2.3), kept for
+ * ablations. The defaults reproduce CapPress and the reconstruction exactly.
+ *
+ * @param ridge        λ in {@code A = λI + Σ (w+ε) v vᵀ}; sets the relevance/diversity trade-off
+ * @param group        how query-head scores become a KV-head score
+ * @param includeSinks put the sinks in the weight pool (softmax/max shift) and in A; they stay protected
+ */
+public record CapacityAblation(double ridge, GroupReduction group, boolean includeSinks) {
+    public static final CapacityAblation DEFAULT = new CapacityAblation(1.0, GroupReduction.MEAN, false);
+
+    public CapacityAblation {
+        if (!(ridge > 0) || Double.isInfinite(ridge)) throw new JacapException("ridge must be a positive number, got " + ridge);
+        if (group == null) throw new JacapException("group reduction missing");
+    }
+
+    /** Spec-string suffix for the non-default switches, e.g. {@code ",ridge=0.1,group=max"}. */
+    String specSuffix() {
+        StringBuilder s = new StringBuilder();
+        if (ridge != DEFAULT.ridge) s.append(",ridge=").append(ridge);
+        if (group != DEFAULT.group) s.append(",group=").append(group.name().toLowerCase(java.util.Locale.ROOT));
+        if (includeSinks != DEFAULT.includeSinks) s.append(",include_sinks=").append(includeSinks);
+        return s.toString();
+    }
+}

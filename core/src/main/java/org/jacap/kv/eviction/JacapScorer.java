@@ -1,0 +1,142 @@
+package org.jacap.kv.eviction;
+
+import java.util.EnumSet;
+import org.jacap.JacapException;
+
+/**
+ * Jacap (arXiv 2609.08131, reconstructed as in eviction-spec §2.3): CapKV's leverage with the
+ * Jacobian weight {@code w_i = ᾱ_i²(1−ᾱ_i)²κ_i/d}, where {@code ᾱ = softmax(K μ/(τ√d))} over the
+ * scored entries, {@code μ = R̄·mean q_pre} and {@code κ_i = k_iᵀΛk_i} with Λ the rotated diagonal
+ * query variance. Weights are formed in the log domain (α² underflows) and, when
+ * {@code normalize}, scaled to max 1 as CapKV's are; {@code normalize=false} is the literal form.
+ *
+ * @param fullCovariance ablation: Λ = R̄ΣR̄ᵀ with the full query covariance instead of its diagonal
+ */
+public record JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD,
+                          boolean fullCovariance, double sinkBonus, CapacityAblation ablation) implements KvScorer {
+    public JacapScorer {
+        if (nSink < 0 || !(tau > 0)) throw new JacapException("jacap: needs n_sink >= 0 and tau > 0");
+        if (ablation == null) ablation = CapacityAblation.DEFAULT;
+    }
+
+    /** The reconstruction with the given parameters: diagonal Λ, no other ablation. */
+    public JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD, double sinkBonus) {
+        this(nSink, tau, epsilon, normalize, divideByD, false, sinkBonus, CapacityAblation.DEFAULT);
+    }
+
+    /** Reconstruction defaults: 4 sinks, τ = 10, ε = 1e-6, max-normalised, with 1/d. */
+    public static JacapScorer defaults() {
+        return new JacapScorer(4, 10.0, 1e-6, true, true, 1.0);
+    }
+
+    /** The literal Algorithm 1 weights (no max-normalisation). */
+    public static JacapScorer literal() {
+        return new JacapScorer(4, 10.0, 1e-6, false, true, 1.0);
+    }
+
+    @Override
+    public String name() {
+        return normalize ? "jacap" : "jacap-literal";
+    }
+
+    @Override
+    public String spec() {
+        return "jacap:n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",normalize=" + normalize
+                + ",divide_by_d=" + divideByD + ",sink_bonus=" + sinkBonus
+                + (fullCovariance ? ",covariance=full" : "") + ablation.specSuffix();
+    }
+
+    @Override
+    public StatisticsSpec statistics() {
+        return new StatisticsSpec(EnumSet.of(QueryStatistic.PRE_ROPE_MEAN,
+                fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE), nSink, 0);
+    }
+
+    @Override
+    public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
+        AttentionShape shape = layer.shape();
+        QueryStatistics stats = layer.queries();
+        AveragedRotation rotation = layer.requireRotation(name());
+        int d = shape.headDim();
+        int group = shape.groupSize();
+        double logitScale = tau * Math.sqrt(d);
+        double logD = divideByD ? Math.log(d) : 0.0;
+        double[] mean = new double[d];
+        double[] variance = new double[fullCovariance ? d * d : d];
+        double[] mu = new double[d];
+        double[] lambda = new double[fullCovariance ? d * d : d];
+        double[][] s = new double[shape.kvHeads()][];
+        for (int g = 0; g < shape.kvHeads(); g++) {
+            HeadColumns cols = HeadColumns.of(layer.head(g));
+            int n = cols.n;
+            int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
+            int m = n - from;
+            s[g] = new double[n];
+            if (m == 0) continue;
+            double[] logAlpha = new double[m];
+            double[] kappa = new double[m];
+            double[] scratch = new double[m];
+            double[] w = new double[m];
+            double[] lev = new double[m];
+            int h0 = shape.firstQueryHead(g);
+            for (int h = h0; h < h0 + group; h++) {
+                stats.meanInto(h, mean);
+                rotation.apply(mean, mu);
+                if (fullCovariance) {
+                    stats.covarianceInto(h, variance);
+                    rotation.applyToCovariance(variance, lambda);
+                    cols.keyQuadraticForms(lambda, from, m, kappa, scratch);
+                } else {
+                    stats.varianceInto(h, variance);
+                    rotation.applyToDiagonal(variance, lambda);
+                    logitVariances(cols, lambda, from, m, kappa, scratch);
+                }
+                cols.keyDots(mu, from, m, logAlpha, 0);
+                double maxZ = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < m; i++) {
+                    logAlpha[i] /= logitScale;
+                    maxZ = Math.max(maxZ, logAlpha[i]);
+                }
+                double sum = 0;
+                for (int i = 0; i < m; i++) sum += Math.exp(logAlpha[i] - maxZ);
+                double logSumExp = maxZ + Math.log(sum);
+                for (int i = 0; i < m; i++) logAlpha[i] -= logSumExp;
+                double maxLogW = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < m; i++) {
+                    double la = logAlpha[i];
+                    w[i] = 2 * la + 2 * Math.log1p(-Math.exp(la)) + Math.log(kappa[i]) - logD;
+                    maxLogW = Math.max(maxLogW, w[i]);
+                }
+                // all weights 0 (one scored entry, or κ ≡ 0): nothing to normalise
+                double shift = normalize && maxLogW > Double.NEGATIVE_INFINITY ? maxLogW : 0.0;
+                for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - shift);
+                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                if (trace.enabled()) {
+                    trace.record("mu", h, mu.clone());
+                    trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
+                    trace.record("log_alpha", h, logAlpha.clone());
+                    trace.record("kappa", h, kappa.clone());
+                    trace.record("w", h, w.clone());
+                    trace.record("lev", h, lev.clone());
+                }
+                for (int i = 0; i < m; i++) lev[i] *= w[i];          // s = w·ℓ
+                ablation.group().accumulate(s[g], lev, from, n, h - h0);
+            }
+            ablation.group().finish(s[g], from, n, group);
+        }
+        ProtectedScores.protectSinks(s, nSink, sinkBonus);
+        return s;
+    }
+
+    /** {@code κ_i = Σ_a Λ_a k_{i,a}²}: the variance of entry i's logit under the query prior. */
+    private static void logitVariances(HeadColumns cols, double[] lambda, int from, int m, double[] kappa,
+                                       double[] scaledKey) {
+        java.util.Arrays.fill(kappa, 0, m, 0.0);
+        for (int a = 0; a < cols.d; a++) {
+            int off = a * cols.n + from;
+            java.util.Arrays.fill(scaledKey, 0, m, 0.0);
+            DoubleLanes.axpy(lambda[a], cols.keys, off, scaledKey, 0, m);
+            DoubleLanes.multiplyAdd(cols.keys, off, scaledKey, 0, kappa, 0, m);
+        }
+    }
+}

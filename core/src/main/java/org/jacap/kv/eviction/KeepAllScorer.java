@@ -1,0 +1,26 @@
+package org.jacap.kv.eviction;
+
+/** Policy {@code none}: no eviction. Scores are all 0; {@link EvictionPolicy} keeps every entry. */
+public record KeepAllScorer() implements KvScorer {
+    @Override
+    public String name() {
+        return "none";
+    }
+
+    @Override
+    public String spec() {
+        return name();
+    }
+
+    @Override
+    public StatisticsSpec statistics() {
+        return StatisticsSpec.NOTHING;
+    }
+
+    @Override
+    public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
+        double[][] s = new double[layer.heads().length][];
+        for (int g = 0; g < s.length; g++) s[g] = new double[layer.head(g).length()];
+        return s;
+    }
+}

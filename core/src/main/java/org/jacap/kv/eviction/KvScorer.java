@@ -1,0 +1,28 @@
+package org.jacap.kv.eviction;
+
+/**
+ * Scores the cache entries of one layer: {@code [kvHead][entry]}, higher = keep. Protected
+ * entries (sinks, recent windows) score above every other entry, in their priority order:
+ * the protected entry of rank q scores {@code max + (N_prot − q)}, where max is the largest
+ * unprotected score of the layer.
+ */
+public sealed interface KvScorer
+        permits KeepAllScorer, RandomScorer, StreamingScorer, KeyNormScorer, KeyDiffScorer, SnapKvScorer,
+        TovaScorer, ObservedAttentionScorer, ExpectedAttentionScorer, CapKvScorer, JacapScorer,
+        FutureAttentionOracle, ProtectedScorer, GreedyLogDetScorer {
+
+    /** Registry name, e.g. {@code "capkv"}. */
+    String name();
+
+    /** The spec string that {@link EvictionPolicies#scorer(String)} parses back into this scorer. */
+    String spec();
+
+    /** What the forward pass must gather for this scorer. */
+    StatisticsSpec statistics();
+
+    double[][] score(LayerSnapshot layer, ScoreTrace trace);
+
+    default double[][] score(LayerSnapshot layer) {
+        return score(layer, ScoreTrace.NONE);
+    }
+}

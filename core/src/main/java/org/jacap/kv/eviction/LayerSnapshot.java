@@ -1,0 +1,42 @@
+package org.jacap.kv.eviction;
+
+import org.jacap.JacapException;
+
+/**
+ * Everything a scorer reads for one layer at one eviction event.
+ *
+ * @param layer          layer index (PyramidKV budgets fall with depth)
+ * @param layerCount     number of layers in the model
+ * @param heads          one entry set per KV head; heads may hold different entries
+ * @param futureRotation R̄ over the next positions (CapKV, Jacap, ExpectedAttention); may be null
+ *                       for policies that do not use it. Shared by all layers of one event.
+ * @param queries        statistics the forward pass gathered for this layer
+ */
+public record LayerSnapshot(int layer, int layerCount, AttentionShape shape, KvHeadRows[] heads,
+                            AveragedRotation futureRotation, QueryStatistics queries) {
+    public LayerSnapshot {
+        if (heads.length != shape.kvHeads()) {
+            throw new JacapException("snapshot has " + heads.length + " KV heads, shape says " + shape.kvHeads());
+        }
+        for (KvHeadRows h : heads) {
+            if (h.headDim() != shape.headDim()) {
+                throw new JacapException("KV head dim " + h.headDim() + " differs from " + shape.headDim());
+            }
+        }
+        if (layer < 0 || layer >= layerCount) {
+            throw new JacapException("layer " + layer + " outside 0.." + (layerCount - 1));
+        }
+    }
+
+    public KvHeadRows head(int kvHead) {
+        return heads[kvHead];
+    }
+
+    /** R̄, or a clear error when the engine did not provide it. */
+    AveragedRotation requireRotation(String policy) {
+        if (futureRotation == null) {
+            throw new JacapException(policy + " needs the averaged future RoPE rotation, which the snapshot lacks");
+        }
+        return futureRotation;
+    }
+}

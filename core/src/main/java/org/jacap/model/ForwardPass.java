@@ -1,0 +1,367 @@
+package org.jacap.model;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.jacap.kv.ForwardObserver;
+import org.jacap.kv.KvCache;
+import org.jacap.simd.Activations;
+import org.jacap.simd.Attention;
+import org.jacap.simd.Dequantize;
+import org.jacap.simd.MatMul;
+import org.jacap.simd.RmsNorm;
+import org.jacap.simd.Rope;
+import org.jacap.simd.Softmax;
+import org.jacap.simd.ThreadPool;
+import org.jacap.simd.VectorOps;
+import org.jacap.simd.WeightMatrix;
+
+/**
+ * The transformer forward pass over a chunk of tokens: activations are {@code [tokens][width]}
+ * flat arrays and every projection is one batched {@link MatMul#multiply}. It reads the
+ * per-block {@link LayerConfig} and the optional parts of {@link LayerWeights} (biases, q/k norms,
+ * post-norms) and has no architecture cases of its own.
+ *
+ * <p>Not thread-safe: {@link Model} serializes calls. Scratch is owned here, grown on demand
+ * (never per token) up to {@link #maxChunk} rows.
+ */
+final class ForwardPass {
+    private final ModelConfig config;
+    private final ModelWeights weights;
+    private final ThreadPool pool;
+    private final MatMul matmul;
+    private final int maxChunk;
+    /** Distinct RoPE setups and which one each block uses (Gemma 3 has two). */
+    private final Rope[] ropes;
+    private final int[] ropeOfLayer;
+    private final long embeddingRowBytes;
+
+    private Workspace ws;
+    private final AttentionTask attentionTask = new AttentionTask();
+
+    ForwardPass(ModelConfig config, ModelWeights weights, ThreadPool pool, MatMul matmul, int maxChunk) {
+        this.config = config;
+        this.weights = weights;
+        this.pool = pool;
+        this.matmul = matmul;
+        this.maxChunk = maxChunk;
+        List<Rope> distinct = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        this.ropeOfLayer = new int[config.blockCount()];
+        for (LayerConfig l : config.layers()) {
+            String key = l.keyLength() + "/" + l.ropeDimension() + "/" + l.ropeBase() + "/" + l.ropeFreqScale();
+            int idx = keys.indexOf(key);
+            if (idx < 0) {
+                idx = distinct.size();
+                keys.add(key);
+                distinct.add(new Rope(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(),
+                        weights.ropeFactors(), l.ropeLayout()));
+            }
+            ropeOfLayer[l.index()] = idx;
+        }
+        this.ropes = distinct.toArray(Rope[]::new);
+        WeightMatrix emb = weights.tokenEmbedding();
+        this.embeddingRowBytes = emb.type().bytesFor(emb.cols());
+        this.ws = new Workspace(0, 0);
+    }
+
+    int maxChunk() {
+        return maxChunk;
+    }
+
+    /** See {@link Model#forward}; the caller has validated the arguments and the context. */
+    float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+        int vocab = config.vocabSize();
+        float[] logits = new float[allLogits ? Math.multiplyExact(len, vocab) : vocab];
+        for (int done = 0; done < len; ) {
+            int n = Math.min(maxChunk, len - done);
+            ChunkListener listener = st.chunkListener();
+            if (listener != null) {
+                listener.beforeChunk(st, n);
+                Model.checkContext(st, n);
+            }
+            boolean last = done + n == len;
+            runChunk(st, tokens, off + done, n);
+            if (allLogits) {
+                computeLogits(0, n, logits, done * vocab);
+            } else if (last) {
+                computeLogits(n - 1, 1, logits, 0);
+            }
+            st.advance(n);
+            done += n;
+        }
+        return logits;
+    }
+
+    private void ensureWorkspace(int rows, int cacheRows) {
+        if (ws.rows < rows || ws.cacheRows < cacheRows) {
+            // Rows grow to what the call needs (≤ maxChunk); cache rows geometrically.
+            int r = Math.max(rows, ws.rows);
+            int c = Math.max(cacheRows, ws.cacheRows);
+            if (c > ws.cacheRows) {
+                c = (int) Math.min(Integer.MAX_VALUE, Math.max(c, 2L * ws.cacheRows));
+            }
+            ws = new Workspace(r, c);
+        }
+    }
+
+    /** Embeds and runs {@code n} tokens through every block; leaves the final hidden states in ws.x. */
+    private void runChunk(InferenceState st, int[] tokens, int off, int n) {
+        KvCache cache = st.kvCache();
+        ensureWorkspace(n, cache.maxLength() + n);
+        Workspace w = ws;
+        int embd = config.embeddingLength();
+        int p0 = st.position();
+
+        WeightMatrix emb = weights.tokenEmbedding();
+        MemorySegment embData = emb.data();
+        for (int t = 0; t < n; t++) {
+            Dequantize.row(emb.type(), embData, tokens[off + t] * embeddingRowBytes, w.x, t * embd, embd);
+        }
+        if (config.embeddingScale() != 1f) {
+            VectorOps.scale(w.x, 0, n * embd, config.embeddingScale());
+        }
+        for (int r = 0; r < ropes.length; r++) {
+            for (int t = 0; t < n; t++) {
+                ropes[r].fillTable(p0 + t, w.ropeTable(r, t));
+            }
+        }
+        ForwardObserver observer = st.observer();
+        for (int il = 0; il < config.blockCount(); il++) {
+            attentionBlock(st, il, n, p0, observer);
+            feedForwardBlock(il, n);
+            if (observer != null) {
+                observer.onLayerEnd(il, p0, n);
+            }
+        }
+    }
+
+    private void attentionBlock(InferenceState st, int il, int n, int p0, ForwardObserver observer) {
+        Workspace w = ws;
+        LayerConfig l = config.layer(il);
+        AttentionWeights a = weights.layers().get(il).attention();
+        int embd = config.embeddingLength();
+        float eps = config.rmsNormEps();
+        int qDim = l.queryDim();
+        int kDim = l.keyDim();
+        int vDim = l.valueDim();
+        int dk = l.keyLength();
+        int dv = l.valueLength();
+
+        RmsNorm.applyRows(w.x, 0, a.norm(), 0, embd, n, eps, w.xb, 0);
+        project(a.query(), w.xb, n, w.q);
+        project(a.key(), w.xb, n, w.k);
+        project(a.value(), w.xb, n, w.v);
+        if (a.queryNorm() != null) {
+            RmsNorm.applyRows(w.q, 0, a.queryNorm(), 0, dk, n * l.headCount(), eps, w.q, 0);
+        }
+        if (a.keyNorm() != null) {
+            RmsNorm.applyRows(w.k, 0, a.keyNorm(), 0, dk, n * l.headCountKv(), eps, w.k, 0);
+        }
+        if (observer != null) {
+            System.arraycopy(w.q, 0, w.qPre, 0, n * qDim);
+        }
+        Rope rope = ropes[ropeOfLayer[il]];
+        for (int t = 0; t < n; t++) {
+            float[] table = w.ropeTable(ropeOfLayer[il], t);
+            rope.rotate(w.q, t * qDim, l.headCount(), table);
+            rope.rotate(w.k, t * kDim, l.headCountKv(), table);
+        }
+        if (observer != null) {
+            for (int t = 0; t < n; t++) {
+                observer.onQuery(il, p0 + t, w.qPre, t * qDim, w.q, t * qDim);
+            }
+        }
+
+        KvCache cache = st.kvCache();
+        for (int g = 0; g < l.headCountKv(); g++) {
+            w.lengthBefore[g] = cache.length(il, g);
+            cache.reserve(il, g, n);
+            for (int t = 0; t < n; t++) {
+                cache.append(il, g, p0 + t, w.k, t * kDim + g * dk, w.v, t * vDim + g * dv);
+            }
+        }
+
+        AttentionTask task = attentionTask;
+        task.set(cache, l, n, p0);
+        if (observer != null && observer.wantsAttention()) {
+            task.runObserved(observer);
+        } else {
+            pool.parallelFor(n * l.headCount(), task);
+        }
+
+        project(a.output(), w.att, n, w.tmp);
+        if (a.postNorm() != null) {
+            RmsNorm.applyRows(w.tmp, 0, a.postNorm(), 0, embd, n, eps, w.tmp, 0);
+        }
+        VectorOps.add(w.tmp, 0, w.x, 0, n * embd);
+    }
+
+    private void feedForwardBlock(int il, int n) {
+        Workspace w = ws;
+        FeedForwardWeights f = weights.layers().get(il).feedForward();
+        int embd = config.embeddingLength();
+        int ff = config.feedForwardLength();
+        float eps = config.rmsNormEps();
+        RmsNorm.applyRows(w.x, 0, f.norm(), 0, embd, n, eps, w.xb, 0);
+        matmul.multiply(f.gate(), w.xb, 0, n, w.gate, 0);
+        matmul.multiply(f.up(), w.xb, 0, n, w.up, 0);
+        switch (config.activation()) {
+            case SILU -> Activations.swiglu(w.gate, 0, w.up, 0, n * ff);
+            case GELU_TANH -> Activations.geglu(w.gate, 0, w.up, 0, n * ff);
+        }
+        matmul.multiply(f.down(), w.gate, 0, n, w.tmp, 0);
+        if (f.postNorm() != null) {
+            RmsNorm.applyRows(w.tmp, 0, f.postNorm(), 0, embd, n, eps, w.tmp, 0);
+        }
+        VectorOps.add(w.tmp, 0, w.x, 0, n * embd);
+    }
+
+    /** out[t] = W·x[t] (+ bias) for t &lt; n. */
+    private void project(Projection p, float[] x, int n, float[] out) {
+        matmul.multiply(p.weight(), x, 0, n, out, 0);
+        float[] bias = p.bias();
+        if (bias != null) {
+            int rows = p.rows();
+            for (int t = 0; t < n; t++) {
+                VectorOps.add(bias, 0, out, t * rows, rows);
+            }
+        }
+    }
+
+    /** Final norm and output projection of hidden rows [first, first+count) into out at outOff. */
+    private void computeLogits(int first, int count, float[] out, int outOff) {
+        int embd = config.embeddingLength();
+        RmsNorm.applyRows(ws.x, first * embd, weights.outputNorm(), 0, embd, count, config.rmsNormEps(), ws.xb, 0);
+        matmul.multiply(weights.output(), ws.xb, 0, count, out, outOff);
+    }
+
+    /** Scratch for up to {@code rows} tokens per chunk and {@code cacheRows} entries per KV head. */
+    private final class Workspace {
+        final int rows;
+        final int cacheRows;
+        final float[] x;
+        final float[] xb;
+        final float[] tmp;
+        final float[] q;
+        final float[] qPre;
+        final float[] k;
+        final float[] v;
+        final float[] att;
+        final float[] gate;
+        final float[] up;
+        final float[][][] ropeTables;
+        final float[][] scores;
+        final int[] lengthBefore;
+
+        Workspace(int rows, int cacheRows) {
+            this.rows = rows;
+            this.cacheRows = cacheRows;
+            int embd = config.embeddingLength();
+            x = new float[rows * embd];
+            xb = new float[rows * embd];
+            tmp = new float[rows * embd];
+            q = new float[rows * config.maxQueryDim()];
+            qPre = new float[rows * config.maxQueryDim()];
+            k = new float[rows * config.maxKeyDim()];
+            v = new float[rows * config.maxValueDim()];
+            att = new float[rows * config.maxAttentionOutputDim()];
+            gate = new float[rows * config.feedForwardLength()];
+            up = new float[rows * config.feedForwardLength()];
+            ropeTables = new float[ropes.length][][];
+            for (int r = 0; r < ropes.length; r++) {
+                ropeTables[r] = new float[rows][ropes[r].tableSize()];
+            }
+            scores = new float[pool == null ? 1 : pool.threads()][cacheRows];
+            lengthBefore = new int[config.headCountKv()];
+        }
+
+        /** The cos/sin table of RoPE setup r at chunk row t. */
+        float[] ropeTable(int r, int t) {
+            return ropeTables[r][t];
+        }
+    }
+
+    /**
+     * Grouped-query attention of one block over the KV cache, one (token, query head) pair per
+     * item. The cache holds rows in ascending position order and the chunk's own rows were just
+     * appended, so token t sees the rows [start, end) of its KV head: end stops after its own row
+     * (causal), start skips rows outside the sliding window.
+     */
+    private final class AttentionTask implements ThreadPool.RangeTask {
+        private KvCache cache;
+        private LayerConfig layer;
+        private int tokens;
+        private int firstPosition;
+
+        void set(KvCache cache, LayerConfig layer, int tokens, int firstPosition) {
+            this.cache = cache;
+            this.layer = layer;
+            this.tokens = tokens;
+            this.firstPosition = firstPosition;
+        }
+
+        @Override
+        public void run(int start, int end, int worker) {
+            float[] scores = ws.scores[worker];
+            int heads = layer.headCount();
+            for (int item = start; item < end; item++) {
+                int t = item / heads;
+                int h = item % heads;
+                attendOne(t, h, scores, null);
+            }
+        }
+
+        /** Serial variant that also reports every probability row to the observer. */
+        void runObserved(ForwardObserver observer) {
+            float[] probs = ws.scores[0];
+            for (int t = 0; t < tokens; t++) {
+                for (int h = 0; h < layer.headCount(); h++) {
+                    int visible = attendOne(t, h, probs, observer);
+                    observer.onAttention(layer.index(), h, firstPosition + t, probs, 0, visible);
+                }
+            }
+        }
+
+        /** Attends token t, head h; returns the number of rows up to its own (for the observer). */
+        private int attendOne(int t, int h, float[] buf, ForwardObserver observer) {
+            Workspace w = ws;
+            LayerConfig l = layer;
+            int il = l.index();
+            int g = h / l.groupSize();
+            int dk = l.keyLength();
+            int dv = l.valueLength();
+            int pos = firstPosition + t;
+            int end = w.lengthBefore[g] + t + 1;
+            int begin = l.isSliding() ? firstVisible(cache.positions(il, g), end, pos - l.slidingWindow() + 1) : 0;
+            int count = end - begin;
+            int qOff = t * l.queryDim() + h * dk;
+            int outOff = t * l.attentionOutputDim() + h * dv;
+            // The observer needs probabilities indexed by row; the parallel path packs them at 0.
+            int sOff = observer == null ? 0 : begin;
+            if (observer != null && begin > 0) {
+                Arrays.fill(buf, 0, begin, 0f);
+            }
+            Attention.scores(w.q, qOff, cache.keys(il, g), begin * dk, count, dk, l.attentionScale(), buf, sOff);
+            Softmax.inPlace(buf, sOff, count);
+            Attention.accumulate(buf, sOff, cache.values(il, g), begin * dv, count, dv, w.att, outOff);
+            return end;
+        }
+    }
+
+    /** First index in positions[0, end) whose position is at least minPosition (positions ascend). */
+    static int firstVisible(int[] positions, int end, int minPosition) {
+        int lo = 0;
+        int hi = end;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (positions[mid] < minPosition) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+}

@@ -1,0 +1,5 @@
+package org.jacap.model;
+
+/** The weights of one transformer block. */
+public record LayerWeights(AttentionWeights attention, FeedForwardWeights feedForward) {
+}

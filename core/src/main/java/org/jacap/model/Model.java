@@ -1,0 +1,196 @@
+package org.jacap.model;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Objects;
+import org.jacap.JacapException;
+import org.jacap.gguf.GgufFile;
+import org.jacap.gguf.GgufMetadata;
+import org.jacap.gguf.GgufTensorInfo;
+import org.jacap.simd.MatMul;
+import org.jacap.simd.Precision;
+import org.jacap.simd.ThreadPool;
+import org.jacap.tokenizer.Tokenizer;
+
+/**
+ * A loaded model: the mapped GGUF file, its configuration, the bound weights and a thread pool.
+ * {@link #forward} appends tokens to an {@link InferenceState} and returns logits. Calls on one
+ * model are serialized; any number of states may exist.
+ */
+public final class Model implements AutoCloseable {
+    /** Tokens per forward chunk: every projection of a chunk is one batched matrix product. */
+    public static final int DEFAULT_CHUNK = 512;
+    private static final long PAGE = 4096;
+    /** Progress is reported at least every this many bytes within a tensor. */
+    private static final long PROGRESS_STEP = 64L << 20;
+
+    private final GgufFile file;
+    private final ModelConfig config;
+    private final ModelWeights weights;
+    private final LoadOptions options;
+    private final ThreadPool pool;
+    private final ForwardPass pass;
+    /** Sum of the bytes read while paging in: kept so the JIT cannot drop the reads. */
+    private final int pageSum;
+    private boolean closed;
+    private Tokenizer tokenizer;
+
+    private Model(GgufFile file, ModelConfig config, ModelWeights weights, LoadOptions options, ThreadPool pool,
+            int pageSum) {
+        this.pageSum = pageSum;
+        this.file = file;
+        this.config = config;
+        this.weights = weights;
+        this.options = options;
+        this.pool = pool;
+        this.pass = new ForwardPass(config, weights, pool, new MatMul(pool, options.precision()), DEFAULT_CHUNK);
+    }
+
+    /**
+     * Maps {@code path}, reads its configuration, binds every tensor and pages the weights in
+     * (reporting progress). Unknown architectures, missing tensors, unsupported tensor types and
+     * inconsistent shapes fail here with a message that names them.
+     */
+    public static Model load(Path path, LoadOptions options) throws IOException {
+        Objects.requireNonNull(options, "options");
+        GgufFile file = GgufFile.open(path);
+        ThreadPool pool = null;
+        try {
+            ModelConfig config = ModelConfig.fromMetadata(file.metadata());
+            checkVocabulary(file, config);
+            ModelWeights weights = Architecture.forName(config.architecture())
+                    .bind(new WeightBinder(file, config.architecture()), config);
+            int pageSum = pageIn(file, options.progress());
+            pool = new ThreadPool(options.threads());
+            return new Model(file, config, weights, options, pool, pageSum);
+        } catch (RuntimeException | Error e) {
+            if (pool != null) {
+                pool.close();
+            }
+            file.close();
+            throw e;
+        }
+    }
+
+    private static void checkVocabulary(GgufFile file, ModelConfig config) {
+        file.findTensor("token_embd.weight").ifPresent(t -> {
+            if (t.rank() == 2 && t.dim(1) != config.vocabSize()) {
+                throw new JacapException("token_embd.weight has " + t.dim(1) + " rows but the vocabulary has "
+                        + config.vocabSize() + " tokens");
+            }
+        });
+    }
+
+    /** Touches one byte per page of every tensor so the first token does not stall on page faults. */
+    private static int pageIn(GgufFile file, LoadProgress progress) {
+        long total = 0;
+        for (GgufTensorInfo t : file.tensors()) {
+            total += t.byteSize();
+        }
+        long done = 0;
+        int sink = 0;
+        progress.update(0, total, "");
+        for (GgufTensorInfo t : file.tensors()) {
+            MemorySegment data = file.data(t);
+            long size = data.byteSize();
+            long nextReport = PROGRESS_STEP;
+            for (long off = 0; off < size; off += PAGE) {
+                sink += data.get(ValueLayout.JAVA_BYTE, off);
+                if (off >= nextReport) {
+                    progress.update(done + off, total, t.name());
+                    nextReport += PROGRESS_STEP;
+                }
+            }
+            done += size;
+            progress.update(done, total, t.name());
+        }
+        return sink;
+    }
+
+    public ModelConfig config() {
+        return config;
+    }
+
+    /** The tokenizer described by the file's {@code tokenizer.*} metadata (built on first use). */
+    public synchronized Tokenizer tokenizer() {
+        if (tokenizer == null) {
+            tokenizer = Tokenizer.fromMetadata(file.metadata());
+        }
+        return tokenizer;
+    }
+
+    public GgufMetadata metadata() {
+        return file.metadata();
+    }
+
+    public LoadOptions options() {
+        return options;
+    }
+
+    /** The weights as bound (for tools and tests that inspect them). */
+    public ModelWeights weights() {
+        return weights;
+    }
+
+    /** A fresh state whose KV heads hold at most {@code contextLength} entries. */
+    public InferenceState newState(int contextLength) {
+        if (contextLength < 1) {
+            throw new JacapException("context length must be at least 1, got " + contextLength);
+        }
+        return new InferenceState(config, contextLength);
+    }
+
+    /**
+     * Appends {@code tokens[off, off+len)} at the state's next position and returns the logits of
+     * the last token ({@code [vocab]}) or, with {@code allLogits}, of every token
+     * ({@code [len * vocab]}, token i at {@code i * vocab}). The returned array is the caller's.
+     * Long inputs are processed in chunks of {@link #DEFAULT_CHUNK} tokens.
+     */
+    public synchronized float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+        if (closed) {
+            throw new IllegalStateException("model is closed");
+        }
+        Objects.requireNonNull(st, "state");
+        if (st.config() != config) {
+            throw new IllegalArgumentException("this inference state belongs to another model");
+        }
+        Objects.checkFromIndexSize(off, len, tokens.length);
+        if (len == 0) {
+            throw new IllegalArgumentException("forward needs at least one token");
+        }
+        int vocab = config.vocabSize();
+        for (int i = off; i < off + len; i++) {
+            if (tokens[i] < 0 || tokens[i] >= vocab) {
+                throw new JacapException("token id " + tokens[i] + " is outside the vocabulary [0, " + vocab + ")");
+            }
+        }
+        if (st.chunkListener() == null) {
+            checkContext(st, len);
+        }
+        return pass.forward(st, tokens, off, len, allLogits);
+    }
+
+    /** Fails unless every KV head has room for {@code incoming} more entries within the state's context. */
+    static void checkContext(InferenceState st, int incoming) {
+        long needed = (long) st.kvCache().maxLength() + incoming;
+        if (needed > st.contextLength()) {
+            int held = st.kvCache().maxLength();
+            String what = held == 0
+                    ? "prompt of " + incoming + " tokens"
+                    : held + " tokens so far + " + incoming + " new";
+            throw new JacapException(what + " exceeds the context of " + st.contextLength() + " tokens");
+        }
+    }
+
+    /** Stops the thread pool and unmaps the file; the model cannot be used afterwards. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            pool.close();
+            file.close();
+        }
+    }
+}
