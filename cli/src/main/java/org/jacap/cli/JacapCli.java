@@ -47,6 +47,7 @@ public final class JacapCli implements Runnable {
     public static int execute(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new JacapCli());
         cl.setExecutionExceptionHandler(new ErrorHandler());
+        cl.setParameterExceptionHandler(new ParameterErrorHandler());
         if (out != null) {
             cl.setOut(out);
         }

@@ -1,13 +1,146 @@
 package org.jacap.cli;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import org.jacap.engine.Engine;
+import org.jacap.engine.GenerationOptions;
+import org.jacap.engine.GenerationResult;
+import org.jacap.engine.Session;
+import org.jacap.sampling.SamplerConfig;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code jacap run}: not yet implemented (placeholder owned by the issue that builds it). */
-@Command(name = "run", description = "(not yet implemented)")
+/**
+ * {@code jacap run}: one prompt, one streamed completion on stdout, llama.cpp-style timings on
+ * stderr.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Generate text from a prompt and stream it to stdout; timings go to stderr.")
 final class RunCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ModelOptions modelOptions;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    PromptSource prompt;
+
+    static final class PromptSource {
+        @Option(names = {"-p", "--prompt"}, paramLabel = "PROMPT", description = "Prompt text (\"\" = BOS only).")
+        String text;
+
+        @Option(names = "--prompt-ids", split = ",", paramLabel = "IDS",
+                description = "Prompt as comma-separated token ids, used as given (no BOS added).")
+        int[] ids;
+
+        @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read the prompt from a UTF-8 file.")
+        Path file;
+    }
+
+    @Option(names = {"-n", "--n-predict"}, paramLabel = "N", description = "Tokens to generate at most (default: ${DEFAULT-VALUE}).")
+    int maxTokens = GenerationOptions.DEFAULT_MAX_TOKENS;
+
+    @Mixin
+    SamplingOptions sampling;
+
+    @Option(names = "--stop", paramLabel = "STR", description = "Stop before this text (repeatable); it is not printed.")
+    List<String> stops = new ArrayList<>();
+
+    @Option(names = "--no-bos", description = "Do not add the BOS token to a text prompt.")
+    boolean noBos;
+
+    @Option(names = "--special", description = "Parse special-token text (e.g. <|im_end|>) in a text prompt.")
+    boolean special;
+
+    @Option(names = "--print-ids", description = "After the text, print the generated token ids on one line.")
+    boolean printIds;
+
     @Override
-    public Integer call() {
-        throw new org.jacap.JacapException("'run' is not implemented yet");
+    public Integer call() throws IOException {
+        modelOptions.validate(spec);
+        SamplerConfig samplerConfig = sampling.toConfig(spec);
+        SamplingOptions.check(spec, maxTokens >= 0, "-n must be >= 0 (got " + maxTokens + ")");
+        SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
+        SamplingOptions.check(spec, prompt.ids == null || !noBos, "--no-bos applies to text prompts; --prompt-ids are used as given");
+        SamplingOptions.check(spec, prompt.ids == null || !special, "--special applies to text prompts; --prompt-ids are used as given");
+        SamplingOptions.check(spec, prompt.ids == null || prompt.ids.length > 0, "--prompt-ids needs at least one id");
+        String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
+
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        GenerationOptions options = GenerationOptions.defaults()
+                .withMaxTokens(maxTokens)
+                .withSampler(samplerConfig)
+                .withStopStrings(stops)
+                .withAddBos(!noBos)
+                .withSpecialTokens(special);
+        long loadStart = System.nanoTime();
+        try (Engine engine = modelOptions.load(spec);
+                Session session = engine.newSession(modelOptions.sessionOptions())) {
+            long loadNanos = System.nanoTime() - loadStart;
+            var generation = text != null ? session.start(text, options) : session.start(prompt.ids, options);
+            out.print(text != null ? text : engine.tokenizer().decode(prompt.ids)); // echo, as llama.cpp does
+            out.flush();
+            while (generation.hasNext()) {
+                out.print(generation.next().text());
+                out.flush();
+                if (out.checkError()) { // stdout closed (e.g. piped into head): stop generating
+                    generation.cancel();
+                }
+            }
+            GenerationResult result = generation.result();
+            out.println();
+            if (printIds) {
+                out.println(Arrays.stream(result.ids()).mapToObj(Integer::toString).collect(Collectors.joining(",")));
+            }
+            out.flush();
+            printTimings(err, loadNanos, result, samplerConfig);
+        }
+        return 0;
+    }
+
+    /** A prompt file's text; one trailing newline is dropped, as llama.cpp does. */
+    private static String readPrompt(Path file) throws IOException {
+        String s = Files.readString(file, StandardCharsets.UTF_8);
+        if (s.endsWith("\r\n")) {
+            return s.substring(0, s.length() - 2);
+        }
+        return s.endsWith("\n") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** llama.cpp's perf lines, so the two can be compared side by side. */
+    static void printTimings(PrintWriter err, long loadNanos, GenerationResult r, SamplerConfig config) {
+        var t = r.timings();
+        err.println(String.format(Locale.ROOT, "       load time = %10.2f ms", loadNanos / 1e6));
+        err.println(perfLine("   sampling time", t.sampleNanos(), r.generatedTokens(), "runs  "));
+        err.println(perfLine("prompt eval time", t.promptEvalNanos(), t.promptTokens(), "tokens"));
+        err.println(perfLine("       eval time", t.evalNanos(), t.evalTokens(), "runs  "));
+        String seed = config.isGreedy() ? "greedy" : "seed " + r.seed();
+        err.println(String.format(Locale.ROOT, "%d tokens generated, stop: %s, %s", r.generatedTokens(),
+                r.finishReason().name().toLowerCase(Locale.ROOT).replace('_', ' '), seed));
+        err.flush();
+    }
+
+    private static String perfLine(String label, long nanos, int count, String unit) {
+        double ms = nanos / 1e6;
+        double perToken = count == 0 ? 0 : ms / count;
+        double perSecond = nanos == 0 ? 0 : count * 1e9 / nanos;
+        return String.format(Locale.ROOT, "%s = %10.2f ms / %5d %s (%8.2f ms per token, %8.2f tokens per second)",
+                label, ms, count, unit, perToken, perSecond);
     }
 }

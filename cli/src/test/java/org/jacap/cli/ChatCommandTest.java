@@ -1,0 +1,52 @@
+package org.jacap.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ChatCommandTest {
+
+    private static CliRun withStdin(String input, String... args) {
+        InputStream saved = System.in;
+        System.setIn(new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)));
+        try {
+            return CliRun.of(args);
+        } finally {
+            System.setIn(saved);
+        }
+    }
+
+    @Test
+    void aPipedConversationRunsAndEndsAtEndOfInput() {
+        CliRun r = withStdin("Hello\n\n/reset\nTell me a story\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "16",
+                "--system", "You tell stories.");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("chat template: ").contains("(conversation reset)");
+        assertThat(r.out().lines().filter(l -> !l.isEmpty()).count()).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void exitEndsTheConversation() {
+        CliRun r = withStdin("/exit\nthis is never read\n", "chat", "-m", CliRun.stories(), "--temp", "0");
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void anOverlongConversationKeepsTheReplAlive() {
+        CliRun r = withStdin("Hello there\nHello again\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "8", "--ctx", "24");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("jacap: context overflow").contains("/reset");
+    }
+
+    @Test
+    void badSamplingFlagsAreOneLine() {
+        CliRun r = CliRun.of("chat", "-m", "x.gguf", "--top-p", "7");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.errLines()).singleElement().asString().startsWith("jacap: --top-p must be in (0, 1]")
+                .endsWith("(see 'jacap chat --help')");
+    }
+}

@@ -1,0 +1,13 @@
+package org.jacap.engine;
+
+/** Why a generation stopped. */
+public enum FinishReason {
+    /** The model produced its end-of-sequence token or another end-of-generation token. */
+    EOS,
+    /** The output reached one of the stop strings (which is not part of the text). */
+    STOP_STRING,
+    /** The requested number of tokens was generated. */
+    MAX_TOKENS,
+    /** A cancellation token, the listener, {@link Generation#close()} or a thread interrupt stopped it. */
+    CANCELLED
+}

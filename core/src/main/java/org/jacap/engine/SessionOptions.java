@@ -1,0 +1,43 @@
+package org.jacap.engine;
+
+import java.util.Objects;
+import org.jacap.JacapException;
+
+/**
+ * How a session is set up.
+ *
+ * @param contextLength tokens the session may hold; 0 = the model's own context length
+ * @param kvPolicy      what happens when the cache would outgrow the context ({@link KvPolicy#NONE}: an error)
+ * @param systemPrompt  the system message that opens every chat (kept across {@link Session#reset()});
+ *                      null or empty for none
+ */
+public record SessionOptions(int contextLength, KvPolicy kvPolicy, String systemPrompt) {
+
+    private static final SessionOptions DEFAULTS = new SessionOptions(0, KvPolicy.NONE, null);
+
+    public SessionOptions {
+        if (contextLength < 0) {
+            throw new JacapException("context length must be >= 0 (got " + contextLength + "; 0 = the model's)");
+        }
+        Objects.requireNonNull(kvPolicy, "kvPolicy");
+        if (systemPrompt != null && systemPrompt.isEmpty()) {
+            systemPrompt = null;
+        }
+    }
+
+    public static SessionOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public SessionOptions withContextLength(int n) {
+        return new SessionOptions(n, kvPolicy, systemPrompt);
+    }
+
+    public SessionOptions withKvPolicy(KvPolicy policy) {
+        return new SessionOptions(contextLength, policy, systemPrompt);
+    }
+
+    public SessionOptions withSystemPrompt(String prompt) {
+        return new SessionOptions(contextLength, kvPolicy, prompt);
+    }
+}
