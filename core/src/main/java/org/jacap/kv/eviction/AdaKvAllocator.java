@@ -32,6 +32,12 @@ public record AdaKvAllocator(double alphaSafeguard) implements BudgetAllocator {
         return (int) (nKept * alphaSafeguard);
     }
 
+    /** In the extreme one head wins the whole layer's budget. */
+    @Override
+    public int maxKeptPerHead(int perHead, int kvHeads) {
+        return (int) Math.min(Integer.MAX_VALUE / 2, (long) kvHeads * perHead);
+    }
+
     @Override
     public int[][] select(double[][] scores, Budget budget, int layer, int layerCount) {
         int heads = scores.length;

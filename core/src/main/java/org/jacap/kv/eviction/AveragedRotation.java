@@ -7,7 +7,8 @@ import org.jacap.JacapException;
  * R̄ = mean of the RoPE rotations R(p) over the future positions p = first .. first+count-1.
  * It maps a pre-RoPE query statistic into the frame of post-RoPE cached keys. Block-diagonal over
  * the RoPE pairs (a, b): {@code (R̄x)_a = c̄·x_a − s̄·x_b}, {@code (R̄x)_b = s̄·x_a + c̄·x_b}.
- * Not a rotation: {@code ‖R̄x‖ ≤ ‖x‖}.
+ * Not a rotation: {@code ‖R̄x‖ ≤ ‖x‖}. With partial RoPE (rotated dimensions {@code 2·pairs < headDim})
+ * the pairs are laid out over the rotated dimensions only and the others pass through unchanged.
  */
 public final class AveragedRotation {
     /** Future positions averaged by CapKV/ExpectedAttention (kvpress {@code n_future_positions}). */
@@ -19,15 +20,19 @@ public final class AveragedRotation {
     private final double[] cbar;
     private final double[] sbar;
 
-    private AveragedRotation(RopeLayout layout, double[] cbar, double[] sbar) {
-        this.headDim = 2 * cbar.length;
+    private AveragedRotation(RopeLayout layout, int headDim, double[] cbar, double[] sbar) {
+        int ropeDim = 2 * cbar.length;
+        if (headDim < ropeDim) {
+            throw new JacapException("head dim " + headDim + " is smaller than the " + ropeDim + " rotated dimensions");
+        }
+        this.headDim = headDim;
         this.cbar = cbar;
         this.sbar = sbar;
         this.first = new int[cbar.length];
         this.second = new int[cbar.length];
         for (int j = 0; j < cbar.length; j++) {
-            first[j] = layout.first(j, headDim);
-            second[j] = layout.second(j, headDim);
+            first[j] = layout.first(j, ropeDim);
+            second[j] = layout.second(j, ropeDim);
         }
     }
 
@@ -36,6 +41,15 @@ public final class AveragedRotation {
      * written). {@code invFreq[j]} must be the model's own frequencies, scaling included.
      */
     public static AveragedRotation overPositions(RopeLayout layout, double[] invFreq, long firstPosition, int count) {
+        return overPositions(layout, invFreq, 2 * invFreq.length, firstPosition, count);
+    }
+
+    /**
+     * Partial RoPE: {@code invFreq.length} pairs over the first {@code 2·invFreq.length} of
+     * {@code headDim} dimensions; the remaining dimensions are not rotated (R̄ is the identity there).
+     */
+    public static AveragedRotation overPositions(RopeLayout layout, double[] invFreq, int headDim, long firstPosition,
+                                                 int count) {
         if (count <= 0 || invFreq.length == 0) {
             throw new JacapException("averaged rotation needs positions and frequencies");
         }
@@ -52,7 +66,7 @@ public final class AveragedRotation {
             c[j] = sc / count;
             s[j] = ss / count;
         }
-        return new AveragedRotation(layout, c, s);
+        return new AveragedRotation(layout, headDim, c, s);
     }
 
     /** From precomputed per-pair means (fixtures, or an engine that caches them). */
@@ -60,7 +74,7 @@ public final class AveragedRotation {
         if (cbar.length != sbar.length || cbar.length == 0) {
             throw new JacapException("cbar and sbar must have the same non-zero length");
         }
-        return new AveragedRotation(layout, cbar.clone(), sbar.clone());
+        return new AveragedRotation(layout, 2 * cbar.length, cbar.clone(), sbar.clone());
     }
 
     public int headDim() {
@@ -77,6 +91,7 @@ public final class AveragedRotation {
 
     /** {@code out = R̄x}; {@code out} must not alias {@code x}. */
     public void apply(double[] x, double[] out) {
+        if (headDim > 2 * cbar.length) passThrough(x, out);
         for (int j = 0; j < cbar.length; j++) {
             int a = first[j];
             int b = second[j];
@@ -87,6 +102,7 @@ public final class AveragedRotation {
 
     /** {@code out = diag(R̄ diag(var) R̄ᵀ)}: the rotated diagonal variance Jacap uses. */
     public void applyToDiagonal(double[] var, double[] out) {
+        if (headDim > 2 * cbar.length) passThrough(var, out);
         for (int j = 0; j < cbar.length; j++) {
             int a = first[j];
             int b = second[j];
@@ -95,6 +111,12 @@ public final class AveragedRotation {
             out[a] = c2 * var[a] + s2 * var[b];
             out[b] = s2 * var[a] + c2 * var[b];
         }
+    }
+
+    /** Both layouts pair dimensions inside [0, ropeDim): the rest are not rotated and pass through. */
+    private void passThrough(double[] x, double[] out) {
+        int ropeDim = 2 * cbar.length;
+        System.arraycopy(x, ropeDim, out, ropeDim, headDim - ropeDim);
     }
 
     /** {@code out = R̄ Σ R̄ᵀ} for a row-major d×d matrix (ExpectedAttention's covariance). */

@@ -3,7 +3,7 @@ package org.jacap.kv.eviction;
 import org.jacap.JacapException;
 
 /** How many entries a (layer, KV head) of n entries keeps. Protected entries count inside it. */
-public sealed interface Budget permits Budget.Ratio, Budget.Kept {
+public sealed interface Budget permits Budget.Ratio, Budget.Kept, Budget.Capped {
 
     /** Entries kept out of {@code n}, in 0..n. */
     int keptCount(int n);
@@ -17,6 +17,11 @@ public sealed interface Budget permits Budget.Ratio, Budget.Kept {
 
     static Budget kept(int count) {
         return new Kept(count);
+    }
+
+    /** Compression ratio r, but never more than {@code max} entries. */
+    static Budget capped(double compressionRatio, int max) {
+        return new Capped(compressionRatio, max);
     }
 
     /** Compression ratio r = fraction removed: keeps {@code (int)(n * (1.0 - r))}, truncated in double. */
@@ -52,6 +57,29 @@ public sealed interface Budget permits Budget.Ratio, Budget.Kept {
         @Override
         public double target(int n) {
             return count;
+        }
+    }
+
+    /**
+     * A ratio with a ceiling: keeps {@code min((int)(n(1 − r)), max)}, e.g. a prompt compressed by
+     * {@code --kv-ratio} inside a cache bounded by {@code --kv-budget}.
+     */
+    record Capped(double compressionRatio, int max) implements Budget {
+        public Capped {
+            if (!(compressionRatio >= 0 && compressionRatio <= 1)) {
+                throw new JacapException("compression ratio must be in [0, 1], got " + compressionRatio);
+            }
+            if (max < 0) throw new JacapException("kept count must be >= 0, got " + max);
+        }
+
+        @Override
+        public int keptCount(int n) {
+            return Math.min(Math.min(n, (int) (n * (1.0 - compressionRatio))), max);
+        }
+
+        @Override
+        public double target(int n) {
+            return Math.min(n * (1.0 - compressionRatio), max);
         }
     }
 }

@@ -13,6 +13,13 @@ public sealed interface BudgetAllocator permits UniformAllocator, PyramidKvAlloc
     /** The spec string that {@link EvictionPolicies#allocator(String)} parses back. */
     String spec();
 
+    /**
+     * The most entries one KV head can keep after a selection when the per-head budget is
+     * {@code perHead} and the layer has {@code kvHeads} heads: sizes a cache that never outgrows
+     * its budget.
+     */
+    int maxKeptPerHead(int perHead, int kvHeads);
+
     /** Kept entry indices per KV head, ascending. */
     int[][] select(double[][] scores, Budget budget, int layer, int layerCount);
 }

@@ -54,6 +54,12 @@ public record PyramidKvAllocator(int windowSize, double beta) implements BudgetA
         return layerBudget(n, budget.target(n), windowSize, beta, layerCount, layer);
     }
 
+    /** Layer 0 gets {@code max = 2·target − min ≤ 2·target}, the largest of the pyramid. */
+    @Override
+    public int maxKeptPerHead(int perHead, int kvHeads) {
+        return (int) Math.min(Integer.MAX_VALUE / 2, 2L * perHead);
+    }
+
     @Override
     public int[][] select(double[][] scores, Budget budget, int layer, int layerCount) {
         int[][] kept = new int[scores.length][];

@@ -52,6 +52,39 @@ public final class QueryStatistics {
         entries = new int[hq];
     }
 
+    private QueryStatistics(QueryStatistics src) {
+        shape = src.shape;
+        spec = src.spec;
+        d = src.d;
+        momentCount = src.momentCount.clone();
+        mean = deepCopy(src.mean);
+        m2 = deepCopy(src.m2);
+        comoment = deepCopy(src.comoment);
+        scratch = new double[src.scratch.length][2 * d];
+        recent = deepCopy(src.recent);
+        recentPositions = new int[src.recentPositions.length][];
+        for (int h = 0; h < recentPositions.length; h++) recentPositions[h] = src.recentPositions[h].clone();
+        recentTotal = src.recentTotal.clone();
+        received = deepCopy(src.received);
+        seenBy = new int[src.seenBy.length][];
+        for (int h = 0; h < seenBy.length; h++) seenBy[h] = src.seenBy[h].clone();
+        entries = src.entries.clone();
+    }
+
+    /**
+     * An independent copy: one prefill's statistics can then serve several policies (evaluation),
+     * each compacting its own copy with {@link #retainEntries}.
+     */
+    public QueryStatistics copy() {
+        return new QueryStatistics(this);
+    }
+
+    private static double[][] deepCopy(double[][] a) {
+        double[][] c = new double[a.length][];
+        for (int i = 0; i < a.length; i++) c[i] = a[i].clone();
+        return c;
+    }
+
     public AttentionShape shape() {
         return shape;
     }

@@ -42,6 +42,13 @@ public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition,
         return new StatisticsSpec(all, from, Math.max(recentQueries, other.recentQueries));
     }
 
+    /** Whether statistics gathered for this spec serve a scorer that needs {@code other}. */
+    public boolean covers(StatisticsSpec other) {
+        if (!needs.containsAll(other.needs)) return false;
+        if (other.needsMoments() && momentsFromPosition != other.momentsFromPosition) return false;
+        return !other.needs(QueryStatistic.RECENT_QUERIES) || recentQueries >= other.recentQueries;
+    }
+
     public boolean needs(QueryStatistic statistic) {
         return needs.contains(statistic);
     }
