@@ -23,13 +23,16 @@ import picocli.CommandLine.Spec;
  * {@code jacap chat}: a conversation on stdin/stdout using the model's chat template. One line is
  * one user message; {@code /reset} starts over, {@code /exit} or end of input quits.
  */
-@Command(name = "chat", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "chat", sortOptions = false,
         description = {"Chat with the model using its chat template: one line per message.",
             "Commands: /reset (start over), /exit (or end of input) to quit."})
 final class ChatCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
 
     @Mixin
     ModelOptions modelOptions;

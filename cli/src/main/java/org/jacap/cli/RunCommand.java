@@ -27,12 +27,15 @@ import picocli.CommandLine.Spec;
  * {@code jacap run}: one prompt, one streamed completion on stdout, llama.cpp-style timings on
  * stderr.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "run", sortOptions = false,
         description = "Generate text from a prompt and stream it to stdout; timings go to stderr.")
 final class RunCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
 
     @Mixin
     ModelOptions modelOptions;
@@ -44,9 +47,9 @@ final class RunCommand implements Callable<Integer> {
         @Option(names = {"-p", "--prompt"}, paramLabel = "PROMPT", description = "Prompt text (\"\" = BOS only).")
         String text;
 
-        @Option(names = "--prompt-ids", split = ",", paramLabel = "IDS",
-                description = "Prompt as comma-separated token ids, used as given (no BOS added).")
-        int[] ids;
+        @Option(names = "--prompt-ids", paramLabel = "IDS",
+                description = "Prompt as comma-separated token ids (e.g. 1,403,407), used as given (no BOS added).")
+        String ids;
 
         @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read the prompt from a UTF-8 file.")
         Path file;
@@ -78,7 +81,7 @@ final class RunCommand implements Callable<Integer> {
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
         SamplingOptions.check(spec, prompt.ids == null || !noBos, "--no-bos applies to text prompts; --prompt-ids are used as given");
         SamplingOptions.check(spec, prompt.ids == null || !special, "--special applies to text prompts; --prompt-ids are used as given");
-        SamplingOptions.check(spec, prompt.ids == null || prompt.ids.length > 0, "--prompt-ids needs at least one id");
+        int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
 
         PrintWriter out = spec.commandLine().getOut();
@@ -93,8 +96,8 @@ final class RunCommand implements Callable<Integer> {
         try (Engine engine = modelOptions.load(spec);
                 Session session = engine.newSession(modelOptions.sessionOptions())) {
             long loadNanos = System.nanoTime() - loadStart;
-            var generation = text != null ? session.start(text, options) : session.start(prompt.ids, options);
-            out.print(text != null ? text : engine.tokenizer().decode(prompt.ids)); // echo, as llama.cpp does
+            var generation = text != null ? session.start(text, options) : session.start(ids, options);
+            out.print(text != null ? text : engine.tokenizer().decode(ids)); // echo, as llama.cpp does
             out.flush();
             while (generation.hasNext()) {
                 out.print(generation.next().text());
@@ -112,6 +115,17 @@ final class RunCommand implements Callable<Integer> {
             printTimings(err, loadNanos, result, samplerConfig);
         }
         return 0;
+    }
+
+    private int[] parseIds(String list) {
+        String[] parts = list.split(",", -1);
+        int[] ids = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String p = parts[i].strip();
+            SamplingOptions.check(spec, p.matches("\\d{1,9}"), "--prompt-ids: '" + p + "' is not a token id (expected e.g. 1,403,407)");
+            ids[i] = Integer.parseInt(p);
+        }
+        return ids;
     }
 
     /** A prompt file's text; one trailing newline is dropped, as llama.cpp does. */

@@ -18,12 +18,15 @@ import picocli.CommandLine.Model.CommandSpec;
  * {@code jacap tokenize}: token ids of a text. Reads only the tokenizer from the file's metadata,
  * so it also works on vocabulary-only GGUF files.
  */
-@Command(name = "tokenize", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "tokenize", sortOptions = false,
         description = "Print the token ids of TEXT, comma-separated (no BOS unless --bos).")
 final class TokenizeCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
 
     @Option(names = {"-m", "--model"}, required = true, paramLabel = "MODEL", description = "GGUF file (a vocabulary-only one will do).")
     Path model;

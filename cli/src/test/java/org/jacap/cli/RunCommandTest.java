@@ -118,6 +118,7 @@ class RunCommandTest {
             {"--ctx", "-5"},
             {"--temp", "hot"},
             {"--prompt-ids", "1,x"},
+            {"--prompt-ids", ""},
             {"--bogus"},
         };
         for (String[] bad : cases) {
@@ -128,7 +129,7 @@ class RunCommandTest {
             args[3] = "-p=hi";
             System.arraycopy(bad, 0, args, 4, bad.length);
             if (bad[0].equals("--prompt-ids")) {
-                args = new String[] {"run", "-m", m, "--prompt-ids", "1,x"};
+                args = new String[] {"run", "-m", m, "--prompt-ids", bad[1]};
             }
             CliRun r = CliRun.of(args);
             assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(1);
