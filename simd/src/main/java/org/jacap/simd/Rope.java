@@ -83,6 +83,32 @@ public final class Rope {
         }
     }
 
+    /**
+     * Rope with given angular frequencies (radians per position), e.g. exact doubles from a
+     * reference file; ropeDim = 2·invFreq.length.
+     */
+    public static Rope withFrequencies(int headDim, double[] invFreq, RopeLayout layout) {
+        return new Rope(headDim, invFreq.clone(), layout);
+    }
+
+    private Rope(int headDim, double[] invFreq, RopeLayout layout) {
+        int ropeDim = 2 * invFreq.length;
+        if (headDim <= 0 || ropeDim > headDim) {
+            throw new IllegalArgumentException("RoPE needs 2·frequencies ≤ headDim: headDim " + headDim + ", "
+                    + invFreq.length + " frequencies");
+        }
+        for (double f : invFreq) {
+            if (!Double.isFinite(f)) {
+                throw new IllegalArgumentException("RoPE frequency must be finite: " + f);
+            }
+        }
+        this.headDim = headDim;
+        this.ropeDim = ropeDim;
+        this.half = invFreq.length;
+        this.layout = Objects.requireNonNull(layout, "layout");
+        this.invFreq = invFreq;
+    }
+
     public int headDim() {
         return headDim;
     }

@@ -178,6 +178,21 @@ class RopeTest {
     }
 
     @Test
+    void explicitFrequenciesBehaveLikeTheBaseConstructor() {
+        Rope base = new Rope(12, 8, 10000.0, null, RopeLayout.NEOX);
+        Rope explicit = Rope.withFrequencies(12, base.invFreq(), RopeLayout.NEOX);
+        assertThat(explicit.ropeDim()).isEqualTo(8);
+        assertThat(explicit.invFreq()).containsExactly(base.invFreq());
+        float[] a = padded(TestData.random(13_500), 0, 24, 0, 1f);
+        float[] b = a.clone();
+        base.apply(a, 0, 2, 99);
+        explicit.apply(b, 0, 2, 99);
+        assertThat(b).containsExactly(a);
+        assertThatThrownBy(() -> Rope.withFrequencies(6, new double[4], RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Rope.withFrequencies(8, new double[] {1, Double.NaN}, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void rejectsBadConfigurations() {
         assertThatThrownBy(() -> new Rope(8, 9, 1e4, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Rope(8, 7, 1e4, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);

@@ -181,8 +181,10 @@ class VectorOpsTest {
         for (int r = 0; r < d; r++) {
             for (int c = 0; c < d; c++) {
                 double expected = c >= r ? a0[r * d + c] + 1.5 * v[2 + r] * v[2 + c] : a0[r * d + c];
-                assertThat(av[r * d + c]).as("vector A[%d][%d]", r, c).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-14));
-                assertThat(as[r * d + c]).as("scalar A[%d][%d]", r, c).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-14));
+                if (!(Math.abs(av[r * d + c] - expected) <= 1e-14) || !(Math.abs(as[r * d + c] - expected) <= 1e-14)) {
+                    throw new AssertionError("A[" + r + "][" + c + "]: expected " + expected + ", vector "
+                            + av[r * d + c] + ", scalar " + as[r * d + c]);
+                }
             }
         }
     }
@@ -207,14 +209,18 @@ class VectorOpsTest {
                                 expected += w[1 + i] * v[3 + i * d + r] * v[3 + i * d + c];
                             }
                         }
-                        assertThat(av[r * d + c]).as("d=%d m=%d A[%d][%d]", d, m, r, c).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-13));
-                        assertThat(as[r * d + c]).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-13));
+                        if (!(Math.abs(av[r * d + c] - expected) <= 1e-13) || !(Math.abs(as[r * d + c] - expected) <= 1e-13)) {
+                            throw new AssertionError("d=" + d + " m=" + m + " A[" + r + "][" + c + "]: expected "
+                                    + expected + ", vector " + av[r * d + c] + ", scalar " + as[r * d + c]);
+                        }
                     }
                 }
                 VectorOps.copyUpperToLower(av, d);
                 for (int r = 0; r < d; r++) {
                     for (int c = 0; c < d; c++) {
-                        assertThat(av[r * d + c]).isEqualTo(av[c * d + r]);
+                        if (av[r * d + c] != av[c * d + r]) {
+                            throw new AssertionError("not symmetric at " + r + ", " + c);
+                        }
                     }
                 }
             }
