@@ -5,36 +5,50 @@ import java.util.function.LongSupplier;
 import org.jacap.bench.report.Units;
 
 /**
- * A one-line text progress bar ({@code \r}-redrawn, at most ten times a second):
- * {@code title [#########.........] 45%  45/100  eta 0:12  what}. Thread-safe; {@link #finish()}
- * ends the line.
+ * A one-line text progress bar: {@code title [#########.........] 45%  45/100  eta 0:12  what}.
+ * On a terminal it is redrawn in place ({@code \r}, at most ten times a second); into a file or
+ * pipe it prints a plain line at most every ten seconds, so logs stay short. Thread-safe;
+ * {@link #finish()} ends the display.
  */
 public final class ProgressBar implements Progress {
     private static final int WIDTH = 24;
     private static final long REDRAW_NANOS = 100_000_000L;
+    private static final long LOG_NANOS = 10_000_000_000L;
 
     private final PrintWriter out;
     private final String title;
+    private final boolean terminal;
     private final LongSupplier clock;
     private final long started;
-    private long lastDraw = Long.MIN_VALUE;
+    private long lastDraw;
     private int lastLength;
     private boolean drawn;
 
-    public ProgressBar(PrintWriter out, String title) {
-        this(out, title, System::nanoTime);
+    /** @param terminal true when a person watches stderr (redraw in place), false for files and pipes */
+    public ProgressBar(PrintWriter out, String title, boolean terminal) {
+        this(out, title, terminal, System::nanoTime);
     }
 
-    ProgressBar(PrintWriter out, String title, LongSupplier clock) {
+    ProgressBar(PrintWriter out, String title, boolean terminal, LongSupplier clock) {
         this.out = out;
         this.title = title;
+        this.terminal = terminal;
         this.clock = clock;
         this.started = clock.getAsLong();
+        this.lastDraw = started;
     }
 
     @Override
     public synchronized void update(long done, long total, String what) {
         long now = clock.getAsLong();
+        if (!terminal) {
+            if (now - lastDraw >= LOG_NANOS) {
+                lastDraw = now;
+                out.println(line(done, total, what, now - started));
+                out.flush();
+            }
+            return;
+        }
         if (done < total && drawn && now - lastDraw < REDRAW_NANOS) {
             return;
         }

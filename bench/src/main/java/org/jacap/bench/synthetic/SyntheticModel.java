@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jacap.bench.progress.Progress;
 import org.jacap.gguf.GgufValue;
 import org.jacap.gguf.GgufWriter;
+import org.jacap.simd.Quantize;
 
 /**
  * Writes a synthetic Llama GGUF (seeded random weights, see {@link SyntheticPlan}) and caches it.
@@ -39,12 +40,21 @@ public final class SyntheticModel {
     public static Path ensure(SyntheticPlan plan, Path cacheDir, int threads, Progress progress) throws IOException {
         Path target = cacheDir.resolve(plan.fileName());
         GgufWriter writer = writer(plan, threads, progress);
-        if (Files.isRegularFile(target) && Files.size(target) == writer.fileSize()) {
+        if (isCached(target, writer)) {
             return target;
         }
         Files.createDirectories(cacheDir);
         writer.write(target);
         return target;
+    }
+
+    /** True when {@code cacheDir} already holds the file for {@code plan}. */
+    public static boolean isCached(SyntheticPlan plan, Path cacheDir) throws IOException {
+        return isCached(cacheDir.resolve(plan.fileName()), writer(plan, 1, Progress.NONE));
+    }
+
+    private static boolean isCached(Path target, GgufWriter writer) throws IOException {
+        return Files.isRegularFile(target) && Files.size(target) == writer.fileSize();
     }
 
     /** Writes {@code plan} to {@code target} (atomically), replacing any existing file. */
@@ -78,10 +88,9 @@ public final class SyntheticModel {
         int rowsPerChunk = Math.max(1, CHUNK_VALUES / width);
         long chunks = (rows + rowsPerChunk - 1) / rowsPerChunk;
         long rowBytes = t.type().bytesFor(width);
-        RowEncoder encoder = RowEncoder.of(t.type());
         if (chunks == 1 || threads <= 1) {
             for (long c = 0; c < chunks; c++) {
-                byte[] bytes = chunk(t, tensorSeed, c, rowsPerChunk, encoder, rowBytes);
+                byte[] bytes = chunk(t, tensorSeed, c, rowsPerChunk, rowBytes);
                 MemorySegment.copy(MemorySegment.ofArray(bytes), 0, dst, c * rowsPerChunk * rowBytes, bytes.length);
             }
             return;
@@ -97,7 +106,7 @@ public final class SyntheticModel {
             for (long c = 0; c < chunks; c++) {
                 while (next < chunks && pending.size() < 2 * threads) {
                     long chunk = next++;
-                    pending.add(pool.submit(() -> chunk(t, tensorSeed, chunk, rowsPerChunk, encoder, rowBytes)));
+                    pending.add(pool.submit(() -> chunk(t, tensorSeed, chunk, rowsPerChunk, rowBytes)));
                 }
                 byte[] bytes = pending.removeFirst().get();
                 MemorySegment.copy(MemorySegment.ofArray(bytes), 0, dst, c * rowsPerChunk * rowBytes, bytes.length);
@@ -110,7 +119,7 @@ public final class SyntheticModel {
         }
     }
 
-    private static byte[] chunk(TensorPlan t, long tensorSeed, long chunk, int rowsPerChunk, RowEncoder encoder, long rowBytes) {
+    private static byte[] chunk(TensorPlan t, long tensorSeed, long chunk, int rowsPerChunk, long rowBytes) {
         int width = t.rowWidth();
         long firstRow = chunk * rowsPerChunk;
         int rows = (int) Math.min(rowsPerChunk, t.rows() - firstRow);
@@ -128,7 +137,8 @@ public final class SyntheticModel {
             case TensorPlan.Values v -> System.arraycopy(v.values(), (int) (firstRow * width), values, 0, n);
         }
         byte[] out = new byte[(int) (rows * rowBytes)];
-        encoder.encode(values, 0, n, MemorySegment.ofArray(out), 0);
+        // ggml's reference quantizers (byte-identical to llama-quantize without an importance matrix).
+        Quantize.row(t.type(), values, 0, n, MemorySegment.ofArray(out), 0);
         return out;
     }
 }

@@ -23,7 +23,8 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
     private static final List<String> CSV_FIELDS = List.of(
             "model_filename", "model_type", "model_size", "model_n_params", "backend", "n_threads",
             "n_prompt", "n_gen", "test", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts",
-            "load_ms", "kv_cache_bytes", "peak_rss_bytes");
+            "load_ms", "kv_cache_bytes", "peak_rss_bytes",
+            "kv_policy", "kv_ratio", "kv_kept", "scoring_avg_ms", "scoring_stddev_ms");
 
     public BenchReport {
         results = List.copyOf(results);
@@ -43,10 +44,29 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                 Column.left("backend", 10), Column.right("threads", 7), Column.right("test", 15),
                 Column.right("t/s", 20)));
         for (BenchResult r : results) {
-            table.row(r.model().type(), Units.bytes(r.model().sizeBytes()), Units.params(r.model().params()),
-                    r.backend(), Integer.toString(r.threads()), r.test().name(), r.throughput().format(2));
+            if (r.eviction() == null) {
+                table.row(r.model().type(), Units.bytes(r.model().sizeBytes()), Units.params(r.model().params()),
+                        r.backend(), Integer.toString(r.threads()), r.test().name(), r.throughput().format(2));
+            }
         }
-        return table.render() + "\n" + factsLine() + "\n";
+        return table.render() + "\n" + factsLine() + "\n" + evictionTable();
+    }
+
+    /** Prefill with each policy's statistics gathered, then the compression's wall time; empty without --kv-policy. */
+    String evictionTable() {
+        TextTable table = new TextTable(List.of(
+                Column.left("kv policy", 12), Column.right("threads", 7), Column.right("test", 8), Column.right("ratio", 5),
+                Column.right("kept", 5), Column.right("prefill t/s with stats", 22), Column.right("scoring ms", 16)));
+        boolean any = false;
+        for (BenchResult r : results) {
+            EvictionTiming e = r.eviction();
+            if (e != null) {
+                any = true;
+                table.row(e.policy(), Integer.toString(r.threads()), r.test().name(), Units.fixed(e.ratio(), 3),
+                        Integer.toString(e.keptPerHead()), r.throughput().format(2), e.scoringMillis().format(2));
+            }
+        }
+        return any ? "\n" + table.render() : "";
     }
 
     /** "load 0.42 s · peak RSS 812.40 MiB · KV cache pp512 16.00 MiB, tg128 4.00 MiB". */
@@ -56,7 +76,9 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
         Map<String, Long> kvByTest = new LinkedHashMap<>();
         for (BenchResult r : results) {
             loadByThreads.putIfAbsent(r.threads(), r.loadNanos());
-            kvByTest.putIfAbsent(r.test().name(), r.kvCacheBytes());
+            if (r.eviction() == null) {
+                kvByTest.putIfAbsent(r.test().name(), r.kvCacheBytes());
+            }
         }
         List<String> loads = new ArrayList<>();
         loadByThreads.forEach((t, ns) -> loads.add(Units.fixed(ns / 1e9, 2) + " s"
@@ -81,7 +103,12 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                     Long.toString(Math.round(ns.mean())), Long.toString(Math.round(ns.stddev())),
                     Units.fixed(ts.mean(), 6), Units.fixed(ts.stddev(), 6),
                     Units.fixed(r.loadNanos() / 1e6, 3), Long.toString(r.kvCacheBytes()),
-                    peakRssBytes.isPresent() ? Long.toString(peakRssBytes.getAsLong()) : "")));
+                    peakRssBytes.isPresent() ? Long.toString(peakRssBytes.getAsLong()) : "",
+                    r.eviction() == null ? "" : r.eviction().policy(),
+                    r.eviction() == null ? "" : Double.toString(r.eviction().ratio()),
+                    r.eviction() == null ? "" : Integer.toString(r.eviction().keptPerHead()),
+                    r.eviction() == null ? "" : Units.fixed(r.eviction().scoringMillis().mean(), 6),
+                    r.eviction() == null ? "" : Units.fixed(r.eviction().scoringMillis().stddev(), 6))));
         }
         return sb.toString();
     }
@@ -109,6 +136,15 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                     .field("kv_cache_bytes", r.kvCacheBytes());
             if (peakRssBytes.isPresent()) {
                 w.field("peak_rss_bytes", peakRssBytes.getAsLong());
+            }
+            if (r.eviction() != null) {
+                EvictionTiming e = r.eviction();
+                w.field("kv_policy", e.policy())
+                        .field("kv_ratio", e.ratio())
+                        .field("kv_kept", e.keptPerHead())
+                        .field("scoring_avg_ms", e.scoringMillis().mean())
+                        .field("scoring_stddev_ms", e.scoringMillis().stddev())
+                        .array("scoring_ns", e.scoringNs());
             }
             w.array("samples_ns", r.samplesNs()).array("samples_ts", r.tokensPerSecond()).endObject();
         }

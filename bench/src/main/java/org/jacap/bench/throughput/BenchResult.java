@@ -8,9 +8,17 @@ import org.jacap.bench.report.SampleStats;
  * @param samplesNs     wall time of each repetition (after the warm-up), nanoseconds
  * @param loadNanos     time to load and bind the model for this thread count
  * @param kvCacheBytes  bytes the test's KV cache holds when it ends
+ * @param eviction      for a prefill measured with an eviction policy (statistics gathered during
+ *                      the timed prefill, then one compression): the policy and its scoring times;
+ *                      null for a plain test
  */
 public record BenchResult(ModelSummary model, String backend, int threads, BenchTest test, long[] samplesNs,
-                          long loadNanos, long kvCacheBytes) {
+                          long loadNanos, long kvCacheBytes, EvictionTiming eviction) {
+
+    public BenchResult(ModelSummary model, String backend, int threads, BenchTest test, long[] samplesNs,
+                       long loadNanos, long kvCacheBytes) {
+        this(model, backend, threads, test, samplesNs, loadNanos, kvCacheBytes, null);
+    }
 
     public BenchResult {
         if (samplesNs.length == 0) {

@@ -97,40 +97,6 @@ class MetricsTest {
     }
 
     @Test
-    void ratioBudgetsTruncateInDouble() {
-        assertThat(KeepSelection.keptForRatio(100, 0.9)).isEqualTo(9);
-        assertThat(KeepSelection.keptForRatio(1000, 0.9)).isEqualTo(99);
-        assertThat(KeepSelection.keptForRatio(12, 0.75)).isEqualTo(3);
-        assertThat(KeepSelection.keptForRatio(448, 0.875)).isEqualTo(56);
-        assertThatThrownBy(() -> KeepSelection.keptForRatio(10, 1.0)).hasMessageContaining("[0, 1)");
-    }
-
-    @Test
-    void selectionKeepsSinksThenRecentThenScoresWithLowPositionTies() {
-        int[] positions = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
-        double[] scores = {0, 0, 5, 1, 5, 9, 0, 2, 0, 0};
-        Protection p = new Protection(2, 2);
-        // Budget 7: sinks 0,1; recent 9,8; then 5 (9.0), then the tie 2/4 (5.0) → both fit.
-        assertThat(KeepSelection.select(scores, positions, 10, 7, p, 10)).containsExactly(0, 1, 2, 4, 5, 8, 9);
-        // Budget 6: the 5.0 tie goes to the lower position.
-        assertThat(KeepSelection.select(scores, positions, 10, 6, p, 10)).containsExactly(0, 1, 2, 5, 8, 9);
-        // Budget 3 < protected count: sinks first (lowest position), then the newest recent token.
-        assertThat(KeepSelection.select(scores, positions, 10, 3, p, 10)).containsExactly(0, 1, 9);
-        // No protection: pure scores.
-        assertThat(KeepSelection.select(scores, positions, 10, 2, Protection.NONE, 10)).containsExactly(2, 5);
-        // Budget above length keeps everything.
-        assertThat(KeepSelection.select(scores, positions, 10, 50, p, 10)).hasSize(10);
-    }
-
-    @Test
-    void selectionWorksOnEntriesWithGappedPositions() {
-        int[] positions = {0, 3, 7, 12};
-        double[] scores = {0, 2, 1, 0};
-        assertThat(KeepSelection.select(scores, positions, 4, 2, new Protection(1, 0), 13)).containsExactly(0, 1);
-        assertThat(KeepSelection.select(scores, positions, 4, 2, new Protection(0, 1), 13)).containsExactly(1, 3);
-    }
-
-    @Test
     void protectionParses() {
         assertThat(Protection.parse("4,32")).isEqualTo(new Protection(4, 32));
         assertThatThrownBy(() -> Protection.parse("4")).hasMessageContaining("N_SINK,N_RECENT");
@@ -138,15 +104,4 @@ class MetricsTest {
         assertThatThrownBy(() -> Protection.parse("-1,2")).hasMessageContaining(">= 0");
     }
 
-    @Test
-    void futureAttentionSumsQueryHeadsOfAGroupOverContextPositions() {
-        FutureAttention f = new FutureAttention(2, 2, 2, 4); // 2 layers, 2 KV heads, 2 query heads each, context 4
-        int[] positions = {0, 1, 2, 3, 4}; // entry 4 is the continuation itself: ignored
-        f.add(1, 2, positions, new float[] {0.1f, 0.2f, 0.3f, 0.2f, 0.2f}, 0, 5);
-        f.add(1, 3, positions, new float[] {9f, 0.5f, 0f, 0f, 0.5f, 0f}, 1, 5);
-        assertThat(f.scores(1, 1, positions, 5)).containsExactly(
-                new double[] {0.6f, 0.2f + 0.0f, 0.3f, 0.2f + 0.5f, 0}, within(1e-6));
-        assertThat(f.scores(1, 0, positions, 4)).containsExactly(0, 0, 0, 0);
-        assertThat(f.scores(0, 1, positions, 4)).containsExactly(0, 0, 0, 0);
-    }
 }

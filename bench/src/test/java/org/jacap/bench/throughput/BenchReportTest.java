@@ -55,7 +55,7 @@ class BenchReportTest {
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0)).startsWith("model_filename,model_type,model_size,model_n_params,backend,n_threads,n_prompt,n_gen,test,avg_ns");
         assertThat(lines.get(1)).isEqualTo("synthetic-1b-q4_0-42.gguf,llama 1B Q4_0,763000000,1235814400,Java CPU,2,512,0,pp512,"
-                + "7840000000,226274170,65.333333,1.885618,1500.000,16777216," + (812L << 20));
+                + "7840000000,226274170,65.333333,1.885618,1500.000,16777216," + (812L << 20) + ",,,,,");
     }
 
     @Test
@@ -69,6 +69,27 @@ class BenchReportTest {
         assertThat(tg.get("avg_ts").asDouble()).isEqualTo(25.0);
         assertThat(tg.get("samples_ns")).hasSize(2);
         assertThat(tg.get("peak_rss_bytes").asLong()).isEqualTo(812L << 20);
+    }
+
+    @Test
+    void evictionTimingsGetTheirOwnTableAndColumns() throws Exception {
+        BenchReport base = report();
+        java.util.List<BenchResult> rows = new java.util.ArrayList<>(base.results());
+        rows.add(new BenchResult(MODEL, "Java CPU", 2, BenchTest.prompt(512), new long[] {8_000_000_000L, 8_000_000_000L},
+                1_500_000_000L, 16L << 20, new EvictionTiming("capkv:n_sink=4", 0.5, 256, new long[] {12_000_000L, 14_000_000L})));
+        BenchReport r = new BenchReport(rows, OptionalLong.empty());
+        String md = r.render(ReportFormat.MD);
+        // The llama-bench table keeps its two rows; the eviction row goes below it.
+        assertThat(md.lines().filter(l -> l.startsWith("| llama 1B Q4_0"))).hasSize(2);
+        assertThat(md).contains("| kv policy      | threads |     test | ratio |  kept | prefill t/s with stats |       scoring ms |");
+        assertThat(md).contains("| capkv:n_sink=4 |       2 |    pp512 | 0.500 |   256 |           64.00 ± 0.00 |     13.00 ± 1.41 |");
+        assertThat(md).contains("load 1.50 s · KV cache pp512 16.00 MiB, tg128 4.00 MiB");
+        List<String> csv = r.render(ReportFormat.CSV).lines().toList();
+        assertThat(csv.get(3)).endsWith(",capkv:n_sink=4,0.5,256,13.000000,1.414214");
+        JsonNode e = new ObjectMapper().readTree(r.render(ReportFormat.JSON)).get(2);
+        assertThat(e.get("kv_policy").asText()).isEqualTo("capkv:n_sink=4");
+        assertThat(e.get("scoring_ns")).hasSize(2);
+        assertThat(new ObjectMapper().readTree(r.render(ReportFormat.JSON)).get(0).has("kv_policy")).isFalse();
     }
 
     @Test
