@@ -72,8 +72,8 @@ final class EvalCommand implements Callable<Integer> {
     String protect;
 
     @Option(names = "--probe-depths", paramLabel = "D[,D...]", split = ",",
-            description = "Depths of the retrieval probe's span, as fractions of the context (default: 0.1,0.5,0.9).")
-    List<Double> probeDepths = List.of(0.1, 0.5, 0.9);
+            description = "Depths of the retrieval probe's span, as fractions of the context, e.g. 0.1,0.5,0.9 (default: 0.5).")
+    List<Double> probeDepths = List.of(0.5);
 
     @Option(names = "--no-probe", description = "Skip the retrieval probe.")
     boolean noProbe;

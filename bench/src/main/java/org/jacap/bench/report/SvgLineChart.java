@@ -75,7 +75,9 @@ public final class SvgLineChart {
         if (!(yMax > yMin)) {
             yMax = yMin + 1;
         }
-        double[] xTicks = ticks(xMin, xMax);
+        // A little room on both sides keeps the first and last points off the axes.
+        double pad = (xMax - xMin) * 0.04;
+        double[] xTicks = ticks(xMin - pad, xMax + pad);
         double[] yTicks = ticks(yMin, yMax);
         Axis xAxis = new Axis(Math.min(xMin, xTicks[0]), Math.max(xMax, xTicks[xTicks.length - 1]), LEFT, WIDTH - RIGHT);
         Axis yAxis = new Axis(yTicks[0], yTicks[yTicks.length - 1], HEIGHT - BOTTOM, TOP);
