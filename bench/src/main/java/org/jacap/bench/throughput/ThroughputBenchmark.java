@@ -23,8 +23,8 @@ import org.jacap.simd.Precision;
  * prefill of N tokens into a fresh state (BOS, then random tokens); a generation test ("tg128") is
  * N single-token decodes into a fresh state, starting from BOS and feeding random tokens. Each
  * repetition gets a fresh state, created outside the timed region; untimed warm-up repetitions
- * run first (the JIT needs them more than llama.cpp does): a fixed number, or by default as many
- * as fit in {@link #AUTO_WARMUP_NANOS} (at least one).
+ * run first (the JIT needs them more than llama.cpp does): a fixed number, or by default until
+ * the timings settle (see {@link #warmedUp}).
  *
  * <p>With eviction policies, every prompt test is measured once more per policy: the prefill runs
  * with the policy's statistics gathered (timed, so their cost shows), then the cache is compressed
@@ -32,10 +32,12 @@ import org.jacap.simd.Precision;
  */
 public final class ThroughputBenchmark {
     public static final String BACKEND = "Java CPU";
-    /** {@link Settings#warmups()} value meaning: repeat the test untimed for about two seconds (at least once). */
+    /** {@link Settings#warmups()} value meaning: repeat the test untimed until its timing settles. */
     public static final int AUTO_WARMUP = -1;
-    static final long AUTO_WARMUP_NANOS = 2_000_000_000L;
-    private static final int AUTO_WARMUP_MAX = 50;
+    private static final long SETTLE_MIN_NANOS = 2_000_000_000L;
+    private static final long SETTLE_MAX_NANOS = 15_000_000_000L;
+    private static final long LONG_REPETITION_NANOS = 5_000_000_000L;
+    private static final double SETTLED = 0.03;
 
     /**
      * @param warmups    untimed repetitions of each test before the timed ones, or {@link #AUTO_WARMUP}
@@ -138,16 +140,17 @@ public final class ThroughputBenchmark {
         Budget budget = Budget.ratio(settings.kvRatio());
         boolean auto = settings.warmups() == AUTO_WARMUP;
         long warmupStart = System.nanoTime();
-        for (int w = 0; auto ? w == 0 || (System.nanoTime() - warmupStart < AUTO_WARMUP_NANOS && w < AUTO_WARMUP_MAX)
-                : w < settings.warmups(); w++) {
+        long previous = 0;
+        for (int w = 0; auto || w < settings.warmups(); w++) {
             progress.update(done[0], total, label + " warm-up" + (w > 0 ? " " + (w + 1) : ""));
-            repetition(model, test, policy, budget, random);
+            long nanos = repetition(model, test, policy, budget, random)[0];
             if (!auto) {
                 done[0]++;
+            } else if (warmedUp(nanos, previous, System.nanoTime() - warmupStart)) {
+                done[0]++;
+                break;
             }
-        }
-        if (auto) {
-            done[0]++;
+            previous = nanos;
         }
         for (int rep = 0; rep < settings.repetitions(); rep++) {
             progress.update(done[0], total, label + " rep " + (rep + 1) + "/" + settings.repetitions());
@@ -161,6 +164,17 @@ public final class ThroughputBenchmark {
         EvictionTiming eviction = policy == null ? null
                 : new EvictionTiming(policy.scorer().spec(), settings.kvRatio(), budget.keptCount(test.promptTokens()), scoring);
         return new BenchResult(summary, BACKEND, threads, test, samples, loadNanos, kvBytes, eviction);
+    }
+
+    /**
+     * The automatic warm-up ends when one repetition alone took 5 s (the JIT compiled during it),
+     * when two consecutive repetitions agree within 3% after at least 2 s, or after 15 s.
+     */
+    static boolean warmedUp(long last, long previous, long elapsed) {
+        if (last >= LONG_REPETITION_NANOS || elapsed >= SETTLE_MAX_NANOS) {
+            return true;
+        }
+        return elapsed >= SETTLE_MIN_NANOS && previous > 0 && Math.abs(last - previous) <= SETTLED * previous;
     }
 
     /** One repetition in a fresh state: {test nanos, compression nanos, KV-cache bytes}. */

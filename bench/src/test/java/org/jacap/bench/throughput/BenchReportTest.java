@@ -93,6 +93,17 @@ class BenchReportTest {
     }
 
     @Test
+    void automaticWarmUpEndsWhenTimingsSettle() {
+        long s = 1_000_000_000L;
+        assertThat(ThroughputBenchmark.warmedUp(6 * s, 0, 6 * s)).isTrue();            // one long repetition
+        assertThat(ThroughputBenchmark.warmedUp(s / 10, s / 10, s)).isFalse();          // settled but under 2 s
+        assertThat(ThroughputBenchmark.warmedUp(100, 102, 3 * s)).isTrue();             // within 3% after 2 s
+        assertThat(ThroughputBenchmark.warmedUp(100, 110, 3 * s)).isFalse();            // still 10% apart
+        assertThat(ThroughputBenchmark.warmedUp(100, 0, 3 * s)).isFalse();              // nothing to compare yet
+        assertThat(ThroughputBenchmark.warmedUp(100, 200, 16 * s)).isTrue();            // give up after 15 s
+    }
+
+    @Test
     void fileTypesAreSpelledAsLlamaBenchSpellsThem() {
         assertThat(FileTypeNames.name(0)).isEqualTo("all F32");
         assertThat(FileTypeNames.name(2)).isEqualTo("Q4_0");
