@@ -1,0 +1,124 @@
+package org.jacap.bench.eval;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jacap.bench.report.Csv;
+import org.jacap.bench.report.SvgLineChart;
+import org.jacap.bench.report.TextTable;
+import org.jacap.bench.report.TextTable.Column;
+import org.jacap.bench.report.Units;
+
+/**
+ * The result of {@code jacap eval}: one row per (policy, ratio) plus the full-cache reference, as
+ * a Markdown table, CSV, or an SVG chart of mean KL against the compression ratio.
+ *
+ * @param description one line saying what was measured (model, documents, lengths, protection, seed)
+ */
+public record EvalReport(String description, List<CellSummary> cells) {
+
+    private static final List<String> CSV_FIELDS = List.of(
+            "policy", "ratio", "kept_per_head",
+            "kl_mean", "kl_mean_lo", "kl_mean_hi", "kl_p90", "kl_p90_lo", "kl_p90_hi",
+            "top1", "top1_lo", "top1_hi", "delta_nll", "delta_nll_lo", "delta_nll_hi",
+            "probe_exact", "probe_exact_lo", "probe_exact_hi", "probe_acc", "probe_acc_lo", "probe_acc_hi",
+            "probe_logp", "probe_logp_lo", "probe_logp_hi", "scoring_ms");
+
+    public EvalReport {
+        cells = List.copyOf(cells);
+    }
+
+    public String markdown() {
+        boolean probe = cells.stream().anyMatch(c -> c.probe() != null);
+        List<Column> columns = new ArrayList<>(List.of(
+                Column.left("policy", 10), Column.right("ratio", 5), Column.right("kept", 4),
+                Column.right("KL mean [95% CI]", 26), Column.right("KL p90", 7), Column.right("top-1 [95% CI]", 22),
+                Column.right("ΔNLL [95% CI]", 26)));
+        if (probe) {
+            columns.add(Column.right("probe EM", 8));
+            columns.add(Column.right("probe acc", 9));
+            columns.add(Column.right("probe log p", 11));
+        }
+        columns.add(Column.right("score ms", 8));
+        TextTable t = new TextTable(columns);
+        for (CellSummary c : cells) {
+            List<String> row = new ArrayList<>(List.of(
+                    c.policy(), ratio(c.ratio()), Integer.toString(c.keptPerHead()),
+                    c.meanKl().format(4), Units.fixed(c.p90Kl().value(), 4), c.top1Agreement().format(3),
+                    c.deltaNll().format(4)));
+            if (probe) {
+                CellSummary.ProbeSummary p = c.probe();
+                row.add(p == null ? "" : Units.fixed(p.exactMatch().value(), 3));
+                row.add(p == null ? "" : Units.fixed(p.tokenAccuracy().value(), 3));
+                row.add(p == null ? "" : Units.fixed(p.meanLogProb().value(), 3));
+            }
+            row.add(Units.fixed(c.scoringMillis(), 2));
+            t.row(row);
+        }
+        return description + "\n\n" + t.render();
+    }
+
+    public String csv() {
+        StringBuilder sb = new StringBuilder(Csv.line(CSV_FIELDS));
+        for (CellSummary c : cells) {
+            List<String> f = new ArrayList<>(List.of(c.policy(), ratio(c.ratio()), Integer.toString(c.keptPerHead())));
+            add(f, c.meanKl());
+            add(f, c.p90Kl());
+            add(f, c.top1Agreement());
+            add(f, c.deltaNll());
+            if (c.probe() != null) {
+                add(f, c.probe().exactMatch());
+                add(f, c.probe().tokenAccuracy());
+                add(f, c.probe().meanLogProb());
+            } else {
+                for (int i = 0; i < 9; i++) {
+                    f.add("");
+                }
+            }
+            f.add(Units.fixed(c.scoringMillis(), 4));
+            sb.append(Csv.line(f));
+        }
+        return sb.toString();
+    }
+
+    /** Mean KL (with its 95% interval as error bars) against the ratio, one line per policy; the reference is left out. */
+    public String chart(String title) {
+        Map<String, List<CellSummary>> byPolicy = new LinkedHashMap<>();
+        for (CellSummary c : cells) {
+            if (c.ratio() > 0) {
+                byPolicy.computeIfAbsent(c.policy(), k -> new ArrayList<>()).add(c);
+            }
+        }
+        SvgLineChart chart = new SvgLineChart(title, "compression ratio (fraction of KV entries removed)",
+                "mean KL(full ‖ compressed), nats/token");
+        byPolicy.forEach((policy, list) -> {
+            List<CellSummary> sorted = list.stream().sorted(java.util.Comparator.comparingDouble(CellSummary::ratio)).toList();
+            int n = sorted.size();
+            double[] x = new double[n];
+            double[] y = new double[n];
+            double[] lo = new double[n];
+            double[] hi = new double[n];
+            for (int i = 0; i < n; i++) {
+                CellSummary c = sorted.get(i);
+                x[i] = c.ratio();
+                y[i] = c.meanKl().value();
+                lo[i] = c.meanKl().low();
+                hi[i] = c.meanKl().high();
+            }
+            chart.add(new SvgLineChart.Series(policy, x, y, lo, hi));
+        });
+        return chart.render();
+    }
+
+    private static void add(List<String> fields, Estimate e) {
+        fields.add(Double.toString(e.value()));
+        fields.add(Double.toString(e.low()));
+        fields.add(Double.toString(e.high()));
+    }
+
+    private static String ratio(double r) {
+        String s = Units.fixed(r, 3);
+        return s.replaceAll("0+$", "").replaceAll("\\.$", ".0");
+    }
+}

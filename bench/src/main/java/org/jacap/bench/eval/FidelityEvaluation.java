@@ -1,0 +1,330 @@
+package org.jacap.bench.eval;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.jacap.JacapException;
+import org.jacap.bench.progress.Progress;
+import org.jacap.bench.report.Units;
+import org.jacap.kv.KvCache;
+import org.jacap.kv.eviction.Budget;
+import org.jacap.kv.eviction.CompressionResult;
+import org.jacap.kv.eviction.EvictionObserver;
+import org.jacap.kv.eviction.FutureAttentionOracle.FutureAttentionMass;
+import org.jacap.kv.eviction.KvCompressor;
+import org.jacap.kv.eviction.QueryStatistic;
+import org.jacap.kv.eviction.QueryStatistics;
+import org.jacap.kv.eviction.StatisticsSpec;
+import org.jacap.model.InferenceState;
+import org.jacap.model.Model;
+
+/**
+ * Eviction fidelity, eviction-spec §6. Per document (a window of n context tokens C, then the
+ * continuation T):
+ * <ol>
+ *   <li>prefill C once; every policy's statistics watch this one prefill;</li>
+ *   <li>reference: a copy of that state teacher-forces T on the full cache, giving p_t and the
+ *       attention T's queries pay to C (the oracle's scores);</li>
+ *   <li>per policy × ratio: another copy is compressed once ({@link KvCompressor}, uniform budget:
+ *       the same kept count for every layer and KV head), then teacher-forces T, whose own
+ *       entries are appended uncompressed, giving q_t.</li>
+ * </ol>
+ * Track A compares p and q (KL, top-1, ΔNLL). Track B, the retrieval probe, writes a random span
+ * S into C at each depth and, after compression, feeds S: does the model still complete S from
+ * its first tokens? Intervals come from one paired bootstrap over documents.
+ */
+public final class FidelityEvaluation {
+    private static final StatisticsSpec ATTENTION = StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED);
+
+    /**
+     * @param contextTokens      n: tokens prefilled and compressed (BOS included)
+     * @param continuationTokens m: tokens teacher-forced after compression
+     * @param probeDepths        where the probe span starts, as a fraction of the context; empty: no probe
+     * @param probeSpan          length of the probe span (32 in the spec)
+     * @param probePrompt        span tokens fed before scoring starts (8 in the spec)
+     */
+    public record Settings(int contextTokens, int continuationTokens, List<Double> ratios, Protection protection,
+                           List<Double> probeDepths, int probeSpan, int probePrompt, int bootstrapResamples, long seed) {
+        public Settings {
+            ratios = List.copyOf(ratios);
+            probeDepths = List.copyOf(probeDepths);
+            if (contextTokens < 2 || continuationTokens < 1) {
+                throw new IllegalArgumentException("the context needs at least 2 tokens and the continuation at least 1");
+            }
+            if (ratios.isEmpty()) {
+                throw new IllegalArgumentException("no compression ratios given");
+            }
+            for (double r : ratios) {
+                if (!(r >= 0 && r < 1)) {
+                    throw new IllegalArgumentException("compression ratios must be in [0, 1), got " + r);
+                }
+            }
+            for (double d : probeDepths) {
+                if (!(d >= 0 && d <= 1)) {
+                    throw new IllegalArgumentException("probe depths must be in [0, 1], got " + d);
+                }
+            }
+            if (!probeDepths.isEmpty() && (probePrompt < 1 || probeSpan < probePrompt + 1 || probeSpan + 1 > contextTokens)) {
+                throw new IllegalArgumentException("the probe needs 1 <= prompt < span < context, got prompt " + probePrompt
+                        + ", span " + probeSpan + ", context " + contextTokens);
+            }
+            if (bootstrapResamples < 1) {
+                throw new IllegalArgumentException("the bootstrap needs at least one resample");
+            }
+        }
+
+        /** Tokens one document window holds: C, T, and the target after T's last token. */
+        public int windowLength() {
+            return contextTokens + continuationTokens + 1;
+        }
+
+        /** Entries each (layer, KV head) keeps at ratio r: {@code (int)(n(1 − r))}. */
+        public int kept(double ratio) {
+            return Budget.ratio(ratio).keptCount(contextTokens);
+        }
+    }
+
+    private final Model model;
+    private final Settings settings;
+    private final List<EvalPolicy> policies;
+    private final int vocab;
+    /** Policies whose statistics one observer can gather together; each policy points at its group. */
+    private final List<StatisticsSpec> groups = new ArrayList<>();
+    private final int[] groupOf;
+
+    public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
+        this.model = model;
+        this.settings = settings;
+        this.policies = List.copyOf(policies);
+        this.vocab = model.config().vocabSize();
+        int needed = settings.contextTokens() + Math.max(settings.continuationTokens() + 1, settings.probeSpan());
+        int max = model.config().contextLength();
+        if (max > 0 && needed > max) {
+            throw new JacapException("context " + settings.contextTokens() + " + continuation " + settings.continuationTokens()
+                    + " needs " + needed + " positions; the model's context is " + max);
+        }
+        groupOf = new int[this.policies.size()];
+        for (int i = 0; i < groupOf.length; i++) {
+            groupOf[i] = group(this.policies.get(i).statistics());
+        }
+    }
+
+    /** Joins the first group whose statistics can be shared (same first moment position), else opens one. */
+    private int group(StatisticsSpec spec) {
+        for (int g = 0; g < groups.size(); g++) {
+            try {
+                groups.set(g, groups.get(g).union(spec));
+                return g;
+            } catch (JacapException incompatible) {
+                // different sink counts for the moments: gather them separately
+            }
+        }
+        groups.add(spec);
+        return groups.size() - 1;
+    }
+
+    /** Progress units {@link #run} reports for {@code documents} documents. */
+    public long workUnits(int documents) {
+        long cells = (long) policies.size() * settings.ratios().size();
+        return documents * (1 + cells) * (1 + settings.probeDepths().size());
+    }
+
+    /**
+     * Evaluates every window ({@link Settings#windowLength()} tokens each, starting at BOS).
+     *
+     * @param description first line of the report (model, documents, settings)
+     */
+    public EvalReport run(List<int[]> windows, String description, Progress progress) {
+        if (windows.isEmpty()) {
+            throw new JacapException("no evaluation documents: the text is shorter than one window of "
+                    + settings.windowLength() + " tokens");
+        }
+        for (int[] w : windows) {
+            if (w.length != settings.windowLength()) {
+                throw new IllegalArgumentException("window of " + w.length + " tokens, expected " + settings.windowLength());
+            }
+        }
+        int[] probeVocabulary = settings.probeDepths().isEmpty() ? null : probeVocabulary(windows);
+        CellAccumulator full = new CellAccumulator("full", 0);
+        Map<String, CellAccumulator> cells = new LinkedHashMap<>();
+        for (EvalPolicy p : policies) {
+            for (double r : settings.ratios()) {
+                cells.put(key(p.name(), r), new CellAccumulator(p.name(), r));
+            }
+        }
+        long total = workUnits(windows.size());
+        long[] done = {0};
+        double fullNll = 0;
+        for (int d = 0; d < windows.size(); d++) {
+            String what = "document " + (d + 1) + "/" + windows.size();
+            progress.update(done[0], total, what);
+            DocumentRun fidelity = runDocument(windows.get(d), settings.continuationTokens(), done, total, what, progress);
+            List<DocumentRun> probes = new ArrayList<>();
+            for (int k = 0; k < settings.probeDepths().size(); k++) {
+                int[] probeWindow = probeWindow(windows.get(d), probeVocabulary, d, k);
+                probes.add(runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
+            }
+            fullNll += fidelity.full().meanNll();
+            full.add(fidelity.full().fidelity(), probeOf(probes, -1), settings.contextTokens(), 0);
+            int cell = 0;
+            for (EvalPolicy p : policies) {
+                for (double r : settings.ratios()) {
+                    Outcome o = fidelity.outcomes().get(cell);
+                    cells.get(key(p.name(), r)).add(o.fidelity(), probeOf(probes, cell), settings.kept(r), o.scoringNanos());
+                    cell++;
+                }
+            }
+        }
+        progress.update(total, total, "bootstrap");
+        PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
+        List<CellSummary> summaries = new ArrayList<>();
+        summaries.add(full.summarize(bootstrap));
+        for (CellAccumulator c : cells.values()) {
+            summaries.add(c.summarize(bootstrap));
+        }
+        String line = description + " · full-cache NLL " + Units.fixed(fullNll / windows.size(), 4) + " nats/token";
+        return new EvalReport(line, summaries);
+    }
+
+    /** One teacher-forced run scored against the reference and against the true tokens. */
+    private record Outcome(DocumentFidelity fidelity, boolean[] top1Hits, double[] targetLogProbs, double meanNll,
+                           long scoringNanos) {
+    }
+
+    private record DocumentRun(Outcome full, List<Outcome> outcomes) {
+    }
+
+    /**
+     * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
+     * cache and on every compressed copy; the targets are the tokens that follow each input.
+     */
+    private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
+        int n = settings.contextTokens();
+        InferenceState base = model.newState(n + Math.max(settings.continuationTokens() + 1, settings.probeSpan()));
+        List<EvictionObserver> observers = new ArrayList<>();
+        for (StatisticsSpec spec : groups) {
+            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
+        }
+        List<EvictionObserver> active = observers.stream().filter(o -> o != null).toList();
+        base.setObserver(active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
+        model.forward(base, window, 0, n, false);
+        base.setObserver(null);
+
+        InferenceState reference = base.copy();
+        EvictionObserver attention = KvCompressor.observe(model, reference, ATTENTION);
+        float[] p = model.forward(reference, window, n, forced, true);
+        reference.setObserver(null);
+        QueryStatistics[] perLayer = new QueryStatistics[attention.layers()];
+        for (int l = 0; l < perLayer.length; l++) {
+            perLayer[l] = attention.statistics(l);
+        }
+        FutureAttentionMass mass = FutureAttentionMass.fromStatistics(perLayer, n);
+        Outcome full = compare(p, p, window, n, forced, 0);
+        progress.update(++done[0], total, what);
+
+        List<Outcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < policies.size(); i++) {
+            EvalPolicy policy = policies.get(i);
+            EvictionObserver observer = observers.get(groupOf[i]);
+            for (double r : settings.ratios()) {
+                InferenceState s = base.copy();
+                CompressionResult result = KvCompressor.compress(model, s, observer == null ? null : observer.copy(),
+                        policy.forDocument(mass, settings.protection()), Budget.ratio(r));
+                checkBudget(s.kvCache(), settings.kept(r), policy.name());
+                float[] q = model.forward(s, window, n, forced, true);
+                outcomes.add(compare(p, q, window, n, forced, result.scoringNanos()));
+                progress.update(++done[0], total, what);
+            }
+        }
+        return new DocumentRun(full, outcomes);
+    }
+
+    private Outcome compare(float[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
+        TokenComparison comparison = new TokenComparison(vocab);
+        List<TokenComparison.Score> scores = new ArrayList<>(forced);
+        boolean[] hits = new boolean[forced];
+        double[] logProbs = new double[forced];
+        double nll = 0;
+        for (int j = 0; j < forced; j++) {
+            int target = window[n + j + 1];
+            TokenComparison.Score s = comparison.compare(p, j * vocab, q, j * vocab, target);
+            scores.add(s);
+            hits[j] = LogitMath.argmax(q, j * vocab, vocab) == target;
+            logProbs[j] = -s.nllCompressed();
+            nll += s.nllFull();
+        }
+        return new Outcome(DocumentFidelity.of(scores), hits, logProbs, nll / forced, scoringNanos);
+    }
+
+    /** Every policy is promised the same budget: hold each one to it. */
+    private static void checkBudget(KvCache cache, int kept, String policy) {
+        for (int l = 0; l < cache.layers(); l++) {
+            for (int h = 0; h < cache.kvHeads(); h++) {
+                if (cache.length(l, h) > kept) {
+                    throw new IllegalStateException(policy + " kept " + cache.length(l, h) + " entries in layer " + l
+                            + ", KV head " + h + "; the budget is " + kept);
+                }
+            }
+        }
+    }
+
+    /** The probe score of one cell (−1: the full cache), averaged over depths; null without a probe. */
+    private ProbeScore probeOf(List<DocumentRun> probes, int cell) {
+        if (probes.isEmpty()) {
+            return null;
+        }
+        List<ProbeScore> perDepth = new ArrayList<>();
+        int from = settings.probePrompt() - 1; // input S[prompt−1] predicts S[prompt], the first scored token
+        for (DocumentRun run : probes) {
+            Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+            boolean[] hits = o.top1Hits();
+            double[] lp = o.targetLogProbs();
+            perDepth.add(ProbeScore.of(Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
+        }
+        return ProbeScore.mean(perDepth);
+    }
+
+    /**
+     * The document's context with a random span S written at the depth, followed by S itself (the
+     * probe's teacher-forced input). Span tokens are drawn from ids occurring in the documents, so
+     * they are ordinary text tokens of the vocabulary.
+     */
+    int[] probeWindow(int[] window, int[] probeVocabulary, int document, int depthIndex) {
+        int n = settings.contextTokens();
+        int span = settings.probeSpan();
+        SplittableRandom random = new SplittableRandom(settings.seed() * 1_000_003L + document * 101L + depthIndex);
+        int[] s = new int[span];
+        for (int i = 0; i < span; i++) {
+            s[i] = probeVocabulary[random.nextInt(probeVocabulary.length)];
+        }
+        int start = 1 + (int) Math.round(settings.probeDepths().get(depthIndex) * (n - 1 - span));
+        int[] w = new int[n + span];
+        System.arraycopy(window, 0, w, 0, n);
+        System.arraycopy(s, 0, w, start, span);
+        System.arraycopy(s, 0, w, n, span);
+        return w;
+    }
+
+    /** Distinct token ids of the windows, without the id every window starts with (BOS). */
+    static int[] probeVocabulary(List<int[]> windows) {
+        BitSet seen = new BitSet();
+        for (int[] w : windows) {
+            for (int i = 1; i < w.length; i++) {
+                seen.set(w[i]);
+            }
+        }
+        seen.clear(windows.getFirst()[0]);
+        if (seen.isEmpty()) {
+            throw new JacapException("the documents hold no tokens to build a probe span from");
+        }
+        return seen.stream().toArray();
+    }
+
+    private static String key(String policy, double ratio) {
+        return policy + "@" + ratio;
+    }
+}

@@ -1,0 +1,149 @@
+package org.jacap.bench.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.jacap.JacapException;
+import org.jacap.bench.progress.Progress;
+import org.jacap.bench.support.Fixtures;
+import org.jacap.model.LoadOptions;
+import org.jacap.model.Model;
+import org.jacap.simd.Precision;
+import org.jacap.tokenizer.Tokenizer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The harness end to end on stories260K (trained, so its predictions on story text mean something). */
+class FidelityEvaluationTest {
+    private static Model model;
+
+    @BeforeAll
+    static void load() throws Exception {
+        model = Model.load(Fixtures.model("stories260K.gguf"), new LoadOptions(1, Precision.F32, null));
+    }
+
+    @AfterAll
+    static void close() {
+        if (model != null) {
+            model.close();
+        }
+    }
+
+    private static List<int[]> windows(FidelityEvaluation.Settings s, int count) {
+        Tokenizer tok = model.tokenizer();
+        return TokenWindows.cut(Documents.synthetic(3), t -> tok.encode(t, false, false), tok.bosId(), s.windowLength(), count);
+    }
+
+    private static FidelityEvaluation.Settings settings(List<Double> ratios, List<Double> probeDepths) {
+        return new FidelityEvaluation.Settings(48, 6, ratios, Protection.NONE, probeDepths, 12, 4, 50, 9);
+    }
+
+    @Test
+    void fullRowIsExactAndRatioZeroKeepsTheModelsPredictions() {
+        FidelityEvaluation.Settings s = settings(List.of(0.0, 0.5), List.of());
+        List<int[]> w = windows(s, 3);
+        assertThat(w).hasSize(3).allSatisfy(x -> assertThat(x).hasSize(55).startsWith(1));
+        long[] progress = {0, 0};
+        EvalReport r = new FidelityEvaluation(model, s, EvalPolicy.parseList("knorm,oracle"))
+                .run(w, "test", (done, total, what) -> {
+                    progress[0] = done;
+                    progress[1] = total;
+                });
+        assertThat(progress[0]).isEqualTo(progress[1]).isEqualTo(3 * (1 + 4));
+        List<CellSummary> cells = r.cells();
+        assertThat(cells).extracting(CellSummary::policy).containsExactly("full", "knorm", "knorm", "oracle", "oracle");
+        CellSummary full = cells.get(0);
+        assertThat(full.meanKl().value()).isZero();
+        assertThat(full.top1Agreement().value()).isEqualTo(1.0);
+        assertThat(full.deltaNll().value()).isZero();
+        assertThat(full.keptPerHead()).isEqualTo(48);
+        // Ratio 0 keeps every entry: the compressed run is the reference run.
+        for (CellSummary c : List.of(cells.get(1), cells.get(3))) {
+            assertThat(c.ratio()).isZero();
+            assertThat(c.meanKl().value()).isCloseTo(0, within(1e-6));
+            assertThat(c.top1Agreement().value()).isEqualTo(1.0);
+        }
+        // Half the cache: a real, bounded loss, and the oracle (which saw the future) loses less than key norms.
+        CellSummary knorm = cells.get(2);
+        CellSummary oracle = cells.get(4);
+        assertThat(knorm.keptPerHead()).isEqualTo(24);
+        assertThat(knorm.meanKl().value()).isPositive();
+        assertThat(knorm.meanKl().low()).isLessThanOrEqualTo(knorm.meanKl().value());
+        assertThat(knorm.p90Kl().value()).isGreaterThanOrEqualTo(0);
+        assertThat(knorm.top1Agreement().value()).isBetween(0.0, 1.0);
+        assertThat(oracle.meanKl().value()).isLessThan(knorm.meanKl().value());
+        assertThat(r.description()).startsWith("test · full-cache NLL ");
+        assertThat(r.markdown()).contains("| oracle     |   0.5 |   24 |");
+    }
+
+    @Test
+    void resultsAreReproducibleAndTheProbeRuns() {
+        FidelityEvaluation.Settings s = settings(List.of(0.75), List.of(0.5));
+        List<int[]> w = windows(s, 2);
+        List<EvalPolicy> policies = EvalPolicy.parseList("streaming");
+        EvalReport a = new FidelityEvaluation(model, s, policies).run(w, "a", Progress.NONE);
+        EvalReport b = new FidelityEvaluation(model, s, policies).run(w, "a", Progress.NONE);
+        for (int i = 0; i < a.cells().size(); i++) {
+            CellSummary x = a.cells().get(i);
+            CellSummary y = b.cells().get(i);
+            // Same seeds and tie-breaking; the forward pass itself may differ in the last float bits between
+            // JIT tiers (vector reductions), so compare to a tolerance rather than bit for bit.
+            same(y.meanKl(), x.meanKl());
+            same(y.p90Kl(), x.p90Kl());
+            same(y.deltaNll(), x.deltaNll());
+            same(y.probe().meanLogProb(), x.probe().meanLogProb());
+            assertThat(y.probe().exactMatch()).isEqualTo(x.probe().exactMatch());
+            assertThat(x.probe().exactMatch().value()).isBetween(0.0, 1.0);
+            assertThat(x.probe().meanLogProb().value()).isNegative();
+        }
+    }
+
+    private static void same(Estimate actual, Estimate expected) {
+        assertThat(actual.value()).isCloseTo(expected.value(), within(1e-5));
+        assertThat(actual.low()).isCloseTo(expected.low(), within(1e-5));
+        assertThat(actual.high()).isCloseTo(expected.high(), within(1e-5));
+    }
+
+    @Test
+    void probeSpanIsWrittenAtTheDepthAndRepeatedAfterTheContext() {
+        FidelityEvaluation.Settings s = settings(List.of(0.5), List.of(0.0, 0.5, 1.0));
+        FidelityEvaluation e = new FidelityEvaluation(model, s, EvalPolicy.parseList("oracle"));
+        int[] window = new int[55];
+        java.util.Arrays.fill(window, 7);
+        window[0] = 1;
+        int[] vocab = {100, 101, 102};
+        for (int k = 0; k < 3; k++) {
+            int[] w = e.probeWindow(window, vocab, 0, k);
+            assertThat(w).hasSize(48 + 12);
+            int start = new int[] {1, 1 + 18, 1 + 35}[k]; // 1 + round(depth × (48 − 1 − 12))
+            assertThat(java.util.Arrays.copyOfRange(w, start, start + 12))
+                    .containsExactly(java.util.Arrays.copyOfRange(w, 48, 60));
+            assertThat(java.util.Arrays.stream(w, 48, 60).allMatch(t -> t >= 100 && t <= 102)).isTrue();
+            assertThat(w[0]).isEqualTo(1);
+        }
+        assertThat(FidelityEvaluation.probeVocabulary(List.of(new int[] {1, 5, 1, 9, 5}))).containsExactly(5, 9);
+    }
+
+    @Test
+    void settingsAndPoliciesAreChecked() {
+        assertThatThrownBy(() -> settings(List.of(1.0), List.of())).hasMessageContaining("[0, 1)");
+        assertThatThrownBy(() -> settings(List.of(0.5), List.of(1.5))).hasMessageContaining("probe depths");
+        assertThatThrownBy(() -> new FidelityEvaluation.Settings(20, 4, List.of(0.5), Protection.NONE, List.of(0.5), 32, 8, 10, 1))
+                .hasMessageContaining("probe needs");
+        assertThatThrownBy(() -> new FidelityEvaluation(model,
+                new FidelityEvaluation.Settings(4000, 64, List.of(0.5), Protection.NONE, List.of(), 32, 8, 10, 1),
+                EvalPolicy.parseList("oracle"))).isInstanceOf(JacapException.class).hasMessageContaining("model's context");
+        assertThatThrownBy(() -> EvalPolicy.parseList("bogus")).hasMessageContaining("unknown KV eviction policy 'bogus'");
+        assertThatThrownBy(() -> EvalPolicy.parseList("none")).hasMessageContaining("reference row");
+        assertThatThrownBy(() -> EvalPolicy.parseList("knorm,knorm")).hasMessageContaining("twice");
+        assertThat(EvalPolicy.parseList("snapkv:window=8,kernel=3,capkv")).extracting(EvalPolicy::name)
+                .containsExactly("snapkv:window=8,kernel=3", "capkv");
+        assertThat(EvalPolicy.parseList("all")).extracting(EvalPolicy::name)
+                .contains("random", "streaming", "knorm", "keydiff", "snapkv", "tova", "h2o", "expected", "capkv", "jacap",
+                        "jacap-literal", "oracle")
+                .doesNotContain("none");
+    }
+}
