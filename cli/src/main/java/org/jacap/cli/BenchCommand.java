@@ -62,7 +62,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "Untimed repetitions before the timed ones; the JIT compiles during these "
-                    + "(default: until two agree within 3% after 2 s, at most 15 s; one 5 s repetition is enough).")
+                    + "(default: until two agree within 3%% after 2 s, at most 15 s; one 5 s repetition is enough).")
     Integer warmups;
 
     @Option(names = {"-t", "--threads"}, paramLabel = "N[,N...]", split = ",",

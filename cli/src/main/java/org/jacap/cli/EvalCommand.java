@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         description = {
             "Eviction fidelity. Per document: prefill the context once, compress a copy per policy and ratio (the same "
                     + "budget for every layer and KV head), teacher-force the continuation, compare with the full cache:",
-            "mean and p90 KL(full ‖ compressed) in nats/token, top-1 agreement and ΔNLL, with paired bootstrap 95% "
+            "mean and p90 KL(full ‖ compressed) in nats/token, top-1 agreement and ΔNLL, with paired bootstrap 95%% "
                     + "intervals over documents; and a retrieval probe (a random span planted in the context, recalled "
                     + "after compression from its first 8 tokens)."
         })
@@ -78,7 +78,7 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--no-probe", description = "Skip the retrieval probe.")
     boolean noProbe;
 
-    @Option(names = "--bootstrap", paramLabel = "B", description = "Bootstrap resamples for the 95% intervals (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bootstrap", paramLabel = "B", description = "Bootstrap resamples for the 95%% intervals (default: ${DEFAULT-VALUE}).")
     int bootstrap = 1000;
 
     @Option(names = "--seed", paramLabel = "N",
