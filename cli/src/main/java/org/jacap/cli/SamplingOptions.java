@@ -5,12 +5,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** The sampling flags shared by {@code run} and {@code chat}; defaults are llama.cpp's. */
+/**
+ * The sampling flags shared by {@code run} and {@code chat}. Defaults are llama.cpp's except the
+ * temperature: the command line is greedy unless {@code --temp} is given, so that a plain
+ * {@code jacap run} reproduces reference generations (the library's default stays 0.8).
+ */
 final class SamplingOptions {
     private static final SamplerConfig DEFAULTS = SamplerConfig.defaults();
 
-    @Option(names = "--temp", paramLabel = "T", description = "Temperature; 0 = greedy (default: ${DEFAULT-VALUE}).")
-    float temperature = DEFAULTS.temperature();
+    @Option(names = "--temp", paramLabel = "T", description = "Temperature; 0 = greedy, 0.8 = llama.cpp's sampling (default: ${DEFAULT-VALUE}).")
+    float temperature = 0f;
 
     @Option(names = "--top-k", paramLabel = "K", description = "Keep the K most likely tokens; 0 = off (default: ${DEFAULT-VALUE}).")
     int topK = DEFAULTS.topK();

@@ -49,6 +49,14 @@ class RunCommandTest {
     }
 
     @Test
+    void thePlainCommandIsGreedyAndPrintsTheReferenceStory() {
+        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "64");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo(onceUponATime.get("text").asText().substring(1) + "\n");
+        assertThat(r.err()).contains("greedy");
+    }
+
+    @Test
     void aPromptFileWorksLikeDashP(@TempDir Path tmp) throws IOException {
         Path f = tmp.resolve("prompt.txt");
         Files.writeString(f, "Once upon a time\n");
