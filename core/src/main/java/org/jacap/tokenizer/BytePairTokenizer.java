@@ -10,36 +10,34 @@ import org.jacap.gguf.GgufMetadata;
  * byte map, are merged by rank from {@code tokenizer.ggml.merges}. Merge pairs are looked up by
  * token ids in a primitive table; merged words are cached (bounded, lock-free).
  */
-public final class BytePairTokenizer implements Tokenizer {
+public final class BytePairTokenizer extends VocabularyTokenizer {
     private static final int CACHE_SLOTS = 1 << 16;
     private static final int CACHE_MAX_WORD = 64;
 
-    private final Vocabulary vocab;
     private final PreTokenizer preTokenizer;
-    private final SpecialTokenSplitter splitter;
-    private final TokenDecoder decoder;
     private final MergeTable merges;
     /** Token of each byte's mapped character, or -1. */
     private final int[] byteTokens = new int[256];
     private final WordCache wordCache = new WordCache(CACHE_SLOTS);
 
     BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
-        String pre;
-        try {
-            pre = metadata.getString("tokenizer.ggml.pre", null);
-        } catch (RuntimeException e) {
-            throw new JacapException("tokenizer: " + e.getMessage(), e);
-        }
-        preTokenizer = PreTokenizer.forName(pre, warnings);
+        PreTokenizer pre = PreTokenizer.forName(preTokenizerName(metadata), warnings);
         // llama.cpp defaults BOS/EOS to 11 for BPE; no id is safer than a wrong one when metadata is silent.
-        vocab = new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, preTokenizer.addBos(), false, false,
-                preTokenizer.cleanSpaces()), warnings);
-        splitter = new SpecialTokenSplitter(vocab);
-        decoder = new TokenDecoder(vocab, true);
+        super(new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, pre.addBos(), false, false,
+                pre.cleanSpaces()), warnings), true);
+        preTokenizer = pre;
         for (int b = 0; b < 256; b++) {
             byteTokens[b] = vocab.index.get(String.valueOf(ByteLevelEncoding.charOf(b)));
         }
         merges = loadMerges(metadata, warnings);
+    }
+
+    private static String preTokenizerName(GgufMetadata metadata) {
+        try {
+            return metadata.getString("tokenizer.ggml.pre", null);
+        } catch (RuntimeException e) {
+            throw new JacapException("tokenizer: " + e.getMessage(), e);
+        }
     }
 
     private MergeTable loadMerges(GgufMetadata metadata, List<String> warnings) {
@@ -182,72 +180,8 @@ public final class BytePairTokenizer implements Tokenizer {
     }
 
     @Override
-    public String decode(int[] ids) {
-        return decoder.decode(ids);
-    }
-
-    @Override
-    public String piece(int id) {
-        return decoder.piece(id);
-    }
-
-    @Override
-    public StreamingDecoder streamingDecoder() {
-        return decoder.streaming();
-    }
-
-    @Override
-    public int vocabSize() {
-        return vocab.size();
-    }
-
-    @Override
-    public int bosId() {
-        return vocab.bosId;
-    }
-
-    @Override
-    public int eosId() {
-        return vocab.eosId;
-    }
-
-    @Override
-    public int eotId() {
-        return vocab.eotId;
-    }
-
-    @Override
-    public int unknownId() {
-        return vocab.unknownId;
-    }
-
-    @Override
-    public boolean isEndOfGeneration(int id) {
-        return vocab.isEndOfGeneration(id);
-    }
-
-    @Override
-    public boolean addBosByDefault() {
-        return vocab.addBos;
-    }
-
-    @Override
-    public boolean addEosByDefault() {
-        return vocab.addEos;
-    }
-
-    @Override
-    public int tokenId(String text) {
-        return vocab.index.get(text);
-    }
-
-    @Override
     public String model() {
         return "gpt2";
     }
 
-    @Override
-    public List<String> warnings() {
-        return List.copyOf(vocab.warnings());
-    }
 }

@@ -11,20 +11,15 @@ import org.jacap.gguf.GgufMetadata;
  * merged greedily, always the pair whose merged text is the token with the highest score (ties →
  * leftmost). Symbols that never form a token fall back to {@code <0xXX>} byte tokens.
  */
-public final class SentencePieceTokenizer implements Tokenizer {
+public final class SentencePieceTokenizer extends VocabularyTokenizer {
     private static final char SPACE_MARK = '\u2581';
 
-    private final Vocabulary vocab;
-    private final SpecialTokenSplitter splitter;
-    private final TokenDecoder decoder;
     /** Token of each byte value for byte fallback, or -1. */
     private final int[] byteTokens = new int[256];
     private final boolean wordsMergeAlone;
 
     SentencePieceTokenizer(GgufMetadata metadata, List<String> warnings) {
-        vocab = new Vocabulary(metadata, new VocabularyDefaults(1, 2, 0, true, false, true, false), warnings);
-        splitter = new SpecialTokenSplitter(vocab);
-        decoder = new TokenDecoder(vocab, false);
+        super(new Vocabulary(metadata, new VocabularyDefaults(1, 2, 0, true, false, true, false), warnings), false);
         wordsMergeAlone = wordsMergeAlone(vocab.texts);
         for (int b = 0; b < 256; b++) {
             int id = vocab.index.get(String.format("<0x%02X>", b));
@@ -282,72 +277,8 @@ public final class SentencePieceTokenizer implements Tokenizer {
     }
 
     @Override
-    public String decode(int[] ids) {
-        return decoder.decode(ids);
-    }
-
-    @Override
-    public String piece(int id) {
-        return decoder.piece(id);
-    }
-
-    @Override
-    public StreamingDecoder streamingDecoder() {
-        return decoder.streaming();
-    }
-
-    @Override
-    public int vocabSize() {
-        return vocab.size();
-    }
-
-    @Override
-    public int bosId() {
-        return vocab.bosId;
-    }
-
-    @Override
-    public int eosId() {
-        return vocab.eosId;
-    }
-
-    @Override
-    public int eotId() {
-        return vocab.eotId;
-    }
-
-    @Override
-    public int unknownId() {
-        return vocab.unknownId;
-    }
-
-    @Override
-    public boolean isEndOfGeneration(int id) {
-        return vocab.isEndOfGeneration(id);
-    }
-
-    @Override
-    public boolean addBosByDefault() {
-        return vocab.addBos;
-    }
-
-    @Override
-    public boolean addEosByDefault() {
-        return vocab.addEos;
-    }
-
-    @Override
-    public int tokenId(String text) {
-        return vocab.index.get(text);
-    }
-
-    @Override
     public String model() {
         return "llama";
     }
 
-    @Override
-    public List<String> warnings() {
-        return List.copyOf(vocab.warnings());
-    }
 }

@@ -10,7 +10,7 @@ import org.jacap.gguf.GgufMetadata;
  * ({@code tokenizer.ggml.model = llama}) and byte-level BPE ({@code gpt2}) with the pre-tokenizer
  * named by {@code tokenizer.ggml.pre}. Instances are immutable and safe to share between threads.
  */
-public sealed interface Tokenizer permits SentencePieceTokenizer, BytePairTokenizer {
+public sealed interface Tokenizer permits VocabularyTokenizer {
 
     /** Builds the tokenizer that {@code tokenizer.ggml.*} metadata describes. */
     static Tokenizer fromMetadata(GgufMetadata metadata) {
