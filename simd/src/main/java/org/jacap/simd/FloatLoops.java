@@ -6,12 +6,13 @@ import jdk.incubator.vector.FloatVector;
 
 /**
  * The shared float loops every weight type runs through once its blocks are decoded: a dot
- * product and the register tiles of the matrix product. Each has a scalar twin.
+ * product and the register tile of the matrix product. Each has a scalar twin.
  *
- * <p>Tiles compute {@code out[o + t*oStride + r] (+)= Σ_k w[wOff + r*wStride + k] * x[xOff + t*xStride + k]}
- * for R rows and T tokens. The prefill tile is 4 rows x 2 tokens (8 FMAs per 6 loads): C2
- * unrolls the k loop 4x and schedules loads early, and a 4x3 tile (12 accumulators) spilled to
- * the stack and ran 15% slower.
+ * <p>The prefill tile {@link #tile6x16} is an outer product: vectors run along 16 tokens of
+ * packed activations and each weight is broadcast, so 12 FMAs share 2 vector loads and no
+ * horizontal sum is needed. On the 2-core AMD EPYC it ran at 57-73 GFLOP/s per core where the
+ * earlier dot-style tiles (vectors along k, one horizontal sum per result) reached 39-48 (4 rows
+ * x 2 tokens) and 40 (6 x 2).
  */
 final class FloatLoops {
     private FloatLoops() {}
@@ -48,127 +49,86 @@ final class FloatLoops {
         return sum;
     }
 
-    private static void put(float[] out, int idx, float v, boolean add) {
-        out[idx] = add ? out[idx] + v : v;
+    /** Tokens per packed activation group of {@link #tile6x16}: two 8-lane vectors. */
+    static final int PACK = 16;
+    /** Weight rows of {@link #tile6x16}. */
+    static final int PACK_ROWS = 6;
+
+    /**
+     * 6 rows x 16 tokens as outer products: {@code acc[r*16 + t] = Σ_k w[wOff + r*wStride + k] * xp[xpOff + 16k + t]},
+     * the activations packed token-minor ({@link #pack}). Each lane sums in k order with FMA, so
+     * the result equals {@link #tile6x16Scalar} bit for bit, and n needs no vector tail.
+     */
+    static void tile6x16(float[] w, int wOff, int wStride, float[] xp, int xpOff, int n, float[] acc) {
+        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c30 = FloatVector.zero(F), c31 = FloatVector.zero(F);
+        FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c50 = FloatVector.zero(F), c51 = FloatVector.zero(F);
+        int w0 = wOff, w1 = w0 + wStride, w2 = w1 + wStride, w3 = w2 + wStride, w4 = w3 + wStride, w5 = w4 + wStride;
+        for (int k = 0; k < n; k++) {
+            FloatVector x0 = FloatVector.fromArray(F, xp, xpOff + PACK * k);
+            FloatVector x1 = FloatVector.fromArray(F, xp, xpOff + PACK * k + 8);
+            FloatVector b = FloatVector.broadcast(F, w[w0 + k]);
+            c00 = x0.fma(b, c00);
+            c01 = x1.fma(b, c01);
+            b = FloatVector.broadcast(F, w[w1 + k]);
+            c10 = x0.fma(b, c10);
+            c11 = x1.fma(b, c11);
+            b = FloatVector.broadcast(F, w[w2 + k]);
+            c20 = x0.fma(b, c20);
+            c21 = x1.fma(b, c21);
+            b = FloatVector.broadcast(F, w[w3 + k]);
+            c30 = x0.fma(b, c30);
+            c31 = x1.fma(b, c31);
+            b = FloatVector.broadcast(F, w[w4 + k]);
+            c40 = x0.fma(b, c40);
+            c41 = x1.fma(b, c41);
+            b = FloatVector.broadcast(F, w[w5 + k]);
+            c50 = x0.fma(b, c50);
+            c51 = x1.fma(b, c51);
+        }
+        c00.intoArray(acc, 0);
+        c01.intoArray(acc, 8);
+        c10.intoArray(acc, 16);
+        c11.intoArray(acc, 24);
+        c20.intoArray(acc, 32);
+        c21.intoArray(acc, 40);
+        c30.intoArray(acc, 48);
+        c31.intoArray(acc, 56);
+        c40.intoArray(acc, 64);
+        c41.intoArray(acc, 72);
+        c50.intoArray(acc, 80);
+        c51.intoArray(acc, 88);
     }
 
-    /** 4 rows x 2 tokens: 8 accumulators, so C2's 4x unrolling still fits the 16 registers. */
-    static void tile4x2(float[] w, int wOff, int wStride, float[] x, int xOff, int xStride, int n,
-                        float[] out, int o, int oStride, boolean add) {
-        FloatVector a00 = FloatVector.zero(F), a01 = FloatVector.zero(F);
-        FloatVector a10 = FloatVector.zero(F), a11 = FloatVector.zero(F);
-        FloatVector a20 = FloatVector.zero(F), a21 = FloatVector.zero(F);
-        FloatVector a30 = FloatVector.zero(F), a31 = FloatVector.zero(F);
-        int w0 = wOff, w1 = wOff + wStride, w2 = wOff + 2 * wStride, w3 = wOff + 3 * wStride;
-        int x0 = xOff, x1 = xOff + xStride;
-        int k = 0;
-        for (int bound = n & ~7; k < bound; k += 8) {
-            FloatVector v0 = FloatVector.fromArray(F, x, x0 + k);
-            FloatVector v1 = FloatVector.fromArray(F, x, x1 + k);
-            FloatVector r = FloatVector.fromArray(F, w, w0 + k);
-            a00 = r.fma(v0, a00);
-            a01 = r.fma(v1, a01);
-            r = FloatVector.fromArray(F, w, w1 + k);
-            a10 = r.fma(v0, a10);
-            a11 = r.fma(v1, a11);
-            r = FloatVector.fromArray(F, w, w2 + k);
-            a20 = r.fma(v0, a20);
-            a21 = r.fma(v1, a21);
-            r = FloatVector.fromArray(F, w, w3 + k);
-            a30 = r.fma(v0, a30);
-            a31 = r.fma(v1, a31);
-        }
-        float s00 = sum(a00), s01 = sum(a01), s10 = sum(a10), s11 = sum(a11);
-        float s20 = sum(a20), s21 = sum(a21), s30 = sum(a30), s31 = sum(a31);
-        for (; k < n; k++) {
-            float v0 = x[x0 + k], v1 = x[x1 + k];
-            s00 = Math.fma(w[w0 + k], v0, s00); s01 = Math.fma(w[w0 + k], v1, s01);
-            s10 = Math.fma(w[w1 + k], v0, s10); s11 = Math.fma(w[w1 + k], v1, s11);
-            s20 = Math.fma(w[w2 + k], v0, s20); s21 = Math.fma(w[w2 + k], v1, s21);
-            s30 = Math.fma(w[w3 + k], v0, s30); s31 = Math.fma(w[w3 + k], v1, s31);
-        }
-        put(out, o, s00, add); put(out, o + 1, s10, add); put(out, o + 2, s20, add); put(out, o + 3, s30, add);
-        o += oStride;
-        put(out, o, s01, add); put(out, o + 1, s11, add); put(out, o + 2, s21, add); put(out, o + 3, s31, add);
-    }
-
-    /** 4 rows x 1 token: the matrix-vector tile. */
-    static void tile4x1(float[] w, int wOff, int wStride, float[] x, int xOff, int n,
-                        float[] out, int o, boolean add) {
-        FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F), a3 = FloatVector.zero(F);
-        FloatVector b0 = FloatVector.zero(F), b1 = FloatVector.zero(F), b2 = FloatVector.zero(F), b3 = FloatVector.zero(F);
-        int w0 = wOff, w1 = wOff + wStride, w2 = wOff + 2 * wStride, w3 = wOff + 3 * wStride;
-        int k = 0;
-        for (int bound = n & ~15; k < bound; k += 16) {
-            FloatVector v = FloatVector.fromArray(F, x, xOff + k);
-            FloatVector u = FloatVector.fromArray(F, x, xOff + k + 8);
-            a0 = FloatVector.fromArray(F, w, w0 + k).fma(v, a0);
-            a1 = FloatVector.fromArray(F, w, w1 + k).fma(v, a1);
-            a2 = FloatVector.fromArray(F, w, w2 + k).fma(v, a2);
-            a3 = FloatVector.fromArray(F, w, w3 + k).fma(v, a3);
-            b0 = FloatVector.fromArray(F, w, w0 + k + 8).fma(u, b0);
-            b1 = FloatVector.fromArray(F, w, w1 + k + 8).fma(u, b1);
-            b2 = FloatVector.fromArray(F, w, w2 + k + 8).fma(u, b2);
-            b3 = FloatVector.fromArray(F, w, w3 + k + 8).fma(u, b3);
-        }
-        for (int bound = n & ~7; k < bound; k += 8) {
-            FloatVector v = FloatVector.fromArray(F, x, xOff + k);
-            a0 = FloatVector.fromArray(F, w, w0 + k).fma(v, a0);
-            a1 = FloatVector.fromArray(F, w, w1 + k).fma(v, a1);
-            a2 = FloatVector.fromArray(F, w, w2 + k).fma(v, a2);
-            a3 = FloatVector.fromArray(F, w, w3 + k).fma(v, a3);
-        }
-        float s0 = sum(a0.add(b0)), s1 = sum(a1.add(b1)), s2 = sum(a2.add(b2)), s3 = sum(a3.add(b3));
-        for (; k < n; k++) {
-            float v = x[xOff + k];
-            s0 = Math.fma(w[w0 + k], v, s0);
-            s1 = Math.fma(w[w1 + k], v, s1);
-            s2 = Math.fma(w[w2 + k], v, s2);
-            s3 = Math.fma(w[w3 + k], v, s3);
-        }
-        put(out, o, s0, add); put(out, o + 1, s1, add); put(out, o + 2, s2, add); put(out, o + 3, s3, add);
-    }
-
-    /** 1 row x 3 tokens. */
-    static void tile1x3(float[] w, int wOff, float[] x, int xOff, int xStride, int n,
-                        float[] out, int o, int oStride, boolean add) {
-        FloatVector a0 = FloatVector.zero(F), a1 = FloatVector.zero(F), a2 = FloatVector.zero(F);
-        int x0 = xOff, x1 = xOff + xStride, x2 = xOff + 2 * xStride;
-        int k = 0;
-        for (int bound = n & ~7; k < bound; k += 8) {
-            FloatVector r = FloatVector.fromArray(F, w, wOff + k);
-            a0 = r.fma(FloatVector.fromArray(F, x, x0 + k), a0);
-            a1 = r.fma(FloatVector.fromArray(F, x, x1 + k), a1);
-            a2 = r.fma(FloatVector.fromArray(F, x, x2 + k), a2);
-        }
-        float s0 = sum(a0), s1 = sum(a1), s2 = sum(a2);
-        for (; k < n; k++) {
-            float r = w[wOff + k];
-            s0 = Math.fma(r, x[x0 + k], s0);
-            s1 = Math.fma(r, x[x1 + k], s1);
-            s2 = Math.fma(r, x[x2 + k], s2);
-        }
-        put(out, o, s0, add);
-        put(out, o + oStride, s1, add);
-        put(out, o + 2 * oStride, s2, add);
-    }
-
-    /** 1 row x 1 token. */
-    static void tile1x1(float[] w, int wOff, float[] x, int xOff, int n, float[] out, int o, boolean add) {
-        put(out, o, dot(w, wOff, x, xOff, n), add);
-    }
-
-    /** Scalar twin of every tile: {@code rows x tokens} of plain dot products. */
-    static void tileScalar(int rows, int tokens, float[] w, int wOff, int wStride, float[] x, int xOff, int xStride,
-                           int n, float[] out, int o, int oStride, boolean add) {
-        for (int t = 0; t < tokens; t++) {
-            for (int r = 0; r < rows; r++) {
-                put(out, o + t * oStride + r, dotScalar(w, wOff + r * wStride, x, xOff + t * xStride, n), add);
+    /** Scalar twin of {@link #tile6x16}. */
+    static void tile6x16Scalar(float[] w, int wOff, int wStride, float[] xp, int xpOff, int n, float[] acc) {
+        for (int r = 0; r < PACK_ROWS; r++) {
+            for (int t = 0; t < PACK; t++) {
+                float s = 0f;
+                for (int k = 0; k < n; k++) {
+                    s = Math.fma(xp[xpOff + PACK * k + t], w[wOff + r * wStride + k], s);
+                }
+                acc[r * PACK + t] = s;
             }
         }
     }
 
-    private static float sum(FloatVector v) {
-        return v.reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+    /**
+     * Packs tokens {@code [t0, t0+16)} of {@code x} (token-major, {@code cols} per token, only the
+     * first {@code tokens} exist) into {@code xp[xpOff + 16k + t]}, zero for missing tokens.
+     */
+    static void pack(float[] x, int xOff, int cols, int t0, int tokens, float[] xp, int xpOff) {
+        for (int t = 0; t < PACK; t++) {
+            int token = t0 + t;
+            if (token < tokens) {
+                for (int k = 0, src = xOff + token * cols; k < cols; k++) {
+                    xp[xpOff + PACK * k + t] = x[src + k];
+                }
+            } else {
+                for (int k = 0; k < cols; k++) {
+                    xp[xpOff + PACK * k + t] = 0f;
+                }
+            }
+        }
     }
 }

@@ -5,29 +5,35 @@ import java.util.Objects;
 
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
- * for every token {@code b < batch}. Batch 1 is decode (matrix × vector, memory-bound), larger
- * batches are prefill (matrix × matrix, compute-bound); both run the same blocked loop:
+ * for every token {@code b < batch}. Batch 1 is decode (matrix × vector, memory-bound): threads
+ * split the rows and stream each row once through the type's fused dot. Larger batches are
+ * prefill (matrix × matrix, compute-bound):
  *
  * <pre>
- *   threads split the rows (groups of 4);
- *   for each block of up to {@code tokenBlock} tokens
- *     for each panel of columns whose activations fit in L2
- *       for each group of 4 rows of this thread
+ *   pack the activations token-minor, 16 tokens per group (zeros past the last token);
+ *   threads split the rows (groups of 6);
+ *   for each block of up to {@code tokenBlock} tokens (whole groups of 16)
+ *     for each panel of columns whose packed activations fit in L2
+ *       for each group of 6 rows of this thread
  *         for each chunk of {@code kChunk} columns of the panel
- *           decode the 4 row pieces to floats once (per-thread scratch, stays in L1)
- *           run 4-row x 2-token register tiles over every token of the block
+ *           decode the 6 row pieces to floats once (per-thread scratch, stays in L1)
+ *           run the 6-row x 16-token outer-product tile over every token group of the block
  * </pre>
  *
- * So each weight is decoded once per token block and reused by all its tokens, and a single
- * token streams each row from memory exactly once. With {@link Precision#NATIVE} the
- * activations are first rounded to the weight type's {@link VecDotType}.
+ * So each weight is decoded once per token block and reused by all its tokens. With
+ * {@link Precision#NATIVE} the activations are first rounded to the weight type's {@link VecDotType}.
  *
  * <p>Owns its scratch buffers: use one instance from one thread at a time. After the first call
  * with the largest shape, calls do not allocate.
  */
 public final class MatMul {
+    /** Rows per thread work item of matrix x vector. */
     static final int ROW_TILE = 4;
-    static final int TOKEN_TILE = 2;
+    /** Rows per thread work item of matrix x matrix: the tile height. */
+    static final int PREFILL_ROWS = FloatLoops.PACK_ROWS;
+    static final int PACK = FloatLoops.PACK;
+    /** Tokens per block: each decoded weight chunk serves this many tokens. */
+    static final int TOKEN_BLOCK = 48;
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
@@ -38,10 +44,14 @@ public final class MatMul {
     private final int tokenBlock;
     private final int panelBytes;
     private final float[][] weightScratch;
-    private final ThreadPool.RangeTask task = this::runRowGroups;
+    private final float[][] tileScratch;
+    private final ThreadPool.RangeTask rowsTask = this::matVecRows;
+    private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
+    private final ThreadPool.RangeTask packTask = this::packTokens;
     private VecDotType roundType;
     private float[] rounded = new float[0];
+    private float[] packed = new float[0];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
     private TypeKernel kernel;
@@ -57,29 +67,30 @@ public final class MatMul {
 
     /** The fast (vectorised) product. */
     public MatMul(ThreadPool pool, Precision precision) {
-        this(pool, precision, true, 1024, 48, PANEL_BYTES);
+        this(pool, precision, true, 1024, TOKEN_BLOCK, PANEL_BYTES);
     }
 
-    /** Tuning constructor (tests and benchmarks): chunk width, token block and activation panel budget. */
+    /** Tuning constructor (tests and benchmarks): chunk width, token block (a multiple of 16) and activation panel budget. */
     MatMul(ThreadPool pool, Precision precision, boolean vectorized, int kChunk, int tokenBlock, int panelBytes) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.precision = Objects.requireNonNull(precision, "precision");
         if (kChunk % 256 != 0 || kChunk <= 0) {
             throw new IllegalArgumentException("kChunk must be a positive multiple of 256");
         }
-        if (tokenBlock % TOKEN_TILE != 0 || tokenBlock <= 0) {
-            throw new IllegalArgumentException("tokenBlock must be a positive multiple of " + TOKEN_TILE);
+        if (tokenBlock % PACK != 0 || tokenBlock <= 0) {
+            throw new IllegalArgumentException("tokenBlock must be a positive multiple of " + PACK);
         }
         this.vectorized = vectorized;
         this.kChunk = kChunk;
         this.tokenBlock = tokenBlock;
         this.panelBytes = panelBytes;
-        this.weightScratch = new float[pool.threads()][ROW_TILE * kChunk];
+        this.weightScratch = new float[pool.threads()][PREFILL_ROWS * kChunk];
+        this.tileScratch = new float[pool.threads()][PREFILL_ROWS * PACK];
     }
 
     /** The scalar twin: same blocking, scalar decoders and scalar dot products (for tests and benchmarks). */
     public static MatMul scalarTwin(ThreadPool pool, Precision precision) {
-        return new MatMul(pool, precision, false, 1024, 48, PANEL_BYTES);
+        return new MatMul(pool, precision, false, 1024, TOKEN_BLOCK, PANEL_BYTES);
     }
 
     public Precision precision() {
@@ -135,7 +146,17 @@ public final class MatMul {
         this.out = out;
         this.outOff = outOff;
         try {
-            pool.parallelFor((rows + ROW_TILE - 1) / ROW_TILE, task);
+            if (batch == 1) {
+                pool.parallelFor((rows + ROW_TILE - 1) / ROW_TILE, rowsTask);
+            } else {
+                int groups = (batch + PACK - 1) / PACK;
+                int n = groups * PACK * cols;
+                if (packed.length < n) {
+                    packed = new float[n];
+                }
+                pool.parallelFor(groups, packTask);
+                pool.parallelFor((rows + PREFILL_ROWS - 1) / PREFILL_ROWS, groupsTask);
+            }
         } finally {
             this.xs = null;
             this.out = null;
@@ -147,19 +168,28 @@ public final class MatMul {
         roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
     }
 
-    private void runRowGroups(int groupStart, int groupEnd, int worker) {
-        float[] wb = weightScratch[worker];
-        if (batch == 1) {
-            // Matrix x vector: stream each row once through the type's fused dot.
-            final TypeKernel k = kernel;
-            final MemorySegment seg = data;
-            int rEnd = Math.min(rows, groupEnd * ROW_TILE);
-            for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
-                out[outOff + r] = vectorized ? k.dot(seg, r * rowBytes, xs, xBase, cols, wb)
-                        : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
-            }
-            return;
+    private void packTokens(int start, int end, int worker) {
+        for (int g = start; g < end; g++) {
+            FloatLoops.pack(xs, xBase, cols, g * PACK, batch, packed, g * PACK * cols);
         }
+    }
+
+    /** Matrix x vector: stream each row once through the type's fused dot. */
+    private void matVecRows(int groupStart, int groupEnd, int worker) {
+        float[] wb = weightScratch[worker];
+        final TypeKernel k = kernel;
+        final MemorySegment seg = data;
+        int rEnd = Math.min(rows, groupEnd * ROW_TILE);
+        for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
+            out[outOff + r] = vectorized ? k.dot(seg, r * rowBytes, xs, xBase, cols, wb)
+                    : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
+        }
+    }
+
+    /** Matrix x matrix over the row groups {@code [groupStart, groupEnd)} of this worker. */
+    private void matMulRows(int groupStart, int groupEnd, int worker) {
+        final float[] wb = weightScratch[worker];
+        final float[] acc = tileScratch[worker];
         final TypeKernel k = kernel;
         final MemorySegment seg = data;
         final int rows = this.rows;
@@ -167,13 +197,14 @@ public final class MatMul {
         final int kc = Math.min(kChunk, cols);
         for (int t0 = 0; t0 < batch; t0 += tokenBlock) {
             int tn = Math.min(tokenBlock, batch - t0);
-            // Column panel: as many chunks as keep tn rows of activations within panelBytes.
-            int panel = Math.max(kc, (panelBytes / (4 * tn)) / kc * kc);
+            // Column panel: as many chunks as keep the block's packed activations within panelBytes.
+            int padded = (tn + PACK - 1) / PACK * PACK;
+            int panel = Math.max(kc, (panelBytes / (4 * padded)) / kc * kc);
             for (int p0 = 0; p0 < cols; p0 += panel) {
                 int pEnd = Math.min(cols, p0 + panel);
                 for (int g = groupStart; g < groupEnd; g++) {
-                    int r0 = g * ROW_TILE;
-                    int rn = Math.min(ROW_TILE, rows - r0);
+                    int r0 = g * PREFILL_ROWS;
+                    int rn = Math.min(PREFILL_ROWS, rows - r0);
                     for (int k0 = p0; k0 < pEnd; k0 += kc) {
                         int kn = Math.min(kc, pEnd - k0);
                         long kByte = k.type().bytesFor(k0);
@@ -185,40 +216,29 @@ public final class MatMul {
                                 k.dequantizeScalar(seg, off, wb, i * kc, kn);
                             }
                         }
-                        tiles(wb, kc, rn, tn, kn, xBase + t0 * cols + k0, outOff + t0 * rows + r0, k0 > 0);
+                        for (int tg = t0; tg < t0 + tn; tg += PACK) {
+                            int xp = tg * cols + k0 * PACK; // group tg/16 starts at tg*cols
+                            if (vectorized) {
+                                FloatLoops.tile6x16(wb, 0, kc, packed, xp, kn, acc);
+                            } else {
+                                FloatLoops.tile6x16Scalar(wb, 0, kc, packed, xp, kn, acc);
+                            }
+                            store(acc, rn, Math.min(PACK, batch - tg), outOff + tg * rows + r0, k0 > 0);
+                        }
                     }
                 }
             }
         }
     }
 
-    /** All tokens of the block against the decoded rows. */
-    private void tiles(float[] wb, int wStride, int rn, int tn, int kn, int x0, int o0, boolean add) {
-        final float[] x = xs;
+    /** The tile's valid rows x tokens into {@code out}, added to what is there after the first chunk. */
+    private void store(float[] acc, int rn, int tokens, int o, boolean add) {
         final float[] out = this.out;
-        final int cols = this.cols;
         final int rows = this.rows;
-        if (!vectorized) {
-            FloatLoops.tileScalar(rn, tn, wb, 0, wStride, x, x0, cols, kn, out, o0, rows, add);
-            return;
-        }
-        if (rn == ROW_TILE) {
-            int t = 0;
-            for (; t + TOKEN_TILE <= tn; t += TOKEN_TILE) {
-                FloatLoops.tile4x2(wb, 0, wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows, rows, add);
-            }
-            for (; t < tn; t++) {
-                FloatLoops.tile4x1(wb, 0, wStride, x, x0 + t * cols, kn, out, o0 + t * rows, add);
-            }
-        } else {
-            for (int i = 0; i < rn; i++) {
-                int t = 0;
-                for (; t + 3 <= tn; t += 3) {
-                    FloatLoops.tile1x3(wb, i * wStride, x, x0 + t * cols, cols, kn, out, o0 + t * rows + i, rows, add);
-                }
-                for (; t < tn; t++) {
-                    FloatLoops.tile1x1(wb, i * wStride, x, x0 + t * cols, kn, out, o0 + t * rows + i, add);
-                }
+        for (int t = 0; t < tokens; t++, o += rows) {
+            for (int r = 0; r < rn; r++) {
+                float v = acc[r * PACK + t];
+                out[o + r] = add ? out[o + r] + v : v;
             }
         }
     }

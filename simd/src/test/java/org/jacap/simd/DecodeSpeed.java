@@ -6,7 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import org.jacap.gguf.GgmlType;
 
-/** Tuning aid: decode-only and tile-only throughput, single thread, CPU time. */
+/** Tuning aid: fused dot ("dot") and decode-only ("decode") throughput, single thread, CPU time. */
 final class DecodeSpeed {
     public static void main(String[] args) {
         GgmlType type = GgmlType.valueOf(args[0]);
@@ -33,13 +33,8 @@ final class DecodeSpeed {
                 }
                 for (int r = 0; r < rows && !what.startsWith("dot"); r += 4) {
                     for (int k0 = 0; k0 < cols; k0 += 1024) {
-                        if (!what.equals("tile")) {
-                            for (int i = 0; i < 4; i++) {
-                                k.dequantize(seg, (r + i) * rowBytes + type.bytesFor(k0), wb, i * 1024, 1024);
-                            }
-                        }
-                        if (!what.equals("decode")) {
-                            FloatLoops.tile4x1(wb, 0, 1024, x, k0, 1024, out, r, k0 > 0);
+                        for (int i = 0; i < 4; i++) {
+                            k.dequantize(seg, (r + i) * rowBytes + type.bytesFor(k0), wb, i * 1024, 1024);
                         }
                     }
                 }

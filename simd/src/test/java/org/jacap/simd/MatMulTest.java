@@ -125,9 +125,9 @@ class MatMulTest {
         int rows = 11;
         WeightMatrix w = WeightMatrix.of(Blocks.random(type, rows * cols, 99), type, rows, cols);
         for (Precision p : Precision.values()) {
-            MatMul small = new MatMul(pool2, p, true, 256, 6, 4096);
-            MatMul scalar = new MatMul(pool3, p, false, 256, 6, 4096);
-            for (int batch : new int[] {1, 5, 13}) {
+            MatMul small = new MatMul(pool2, p, true, 256, 16, 4096);
+            MatMul scalar = new MatMul(pool3, p, false, 256, 16, 4096);
+            for (int batch : new int[] {1, 5, 13, 37}) {
                 check(small, w, batch, batch, type + " small blocks batch " + batch + " " + p);
                 check(scalar, w, batch, batch, type + " scalar twin batch " + batch + " " + p);
             }
