@@ -6,12 +6,12 @@ import java.util.Objects;
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
  * for every token {@code b < batch}. Batch 1 is decode (matrix × vector, memory-bound): threads
- * split the rows and stream each row once through the type's fused dot. Larger batches are
+ * take pieces of rows from a shared counter and stream each row once through the type's fused dot. Larger batches are
  * prefill (matrix × matrix, compute-bound):
  *
  * <pre>
  *   pack the activations token-minor, 16 tokens per group (zeros past the last token);
- *   threads split the rows (groups of 6);
+ *   threads take pieces of rows (groups of 6) from a shared counter;
  *   for each block of up to {@code tokenBlock} tokens (whole groups of 16)
  *     for each panel of columns whose packed activations fit in L2
  *       for each group of 6 rows of this thread
@@ -33,7 +33,9 @@ public final class MatMul {
     static final int PREFILL_ROWS = FloatLoops.PACK_ROWS;
     static final int PACK = FloatLoops.PACK;
     /** Tokens per block: each decoded weight chunk serves this many tokens. */
-    static final int TOKEN_BLOCK = 48;
+    static final int TOKEN_BLOCK = 128;
+    /** Columns decoded per row piece (6 rows x 2048 floats = 48 KiB of scratch per thread). */
+    static final int K_CHUNK = 2048;
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
@@ -67,7 +69,7 @@ public final class MatMul {
 
     /** The fast (vectorised) product. */
     public MatMul(ThreadPool pool, Precision precision) {
-        this(pool, precision, true, 1024, TOKEN_BLOCK, PANEL_BYTES);
+        this(pool, precision, true, K_CHUNK, TOKEN_BLOCK, PANEL_BYTES);
     }
 
     /** Tuning constructor (tests and benchmarks): chunk width, token block (a multiple of 16) and activation panel budget. */
@@ -90,7 +92,7 @@ public final class MatMul {
 
     /** The scalar twin: same blocking, scalar decoders and scalar dot products (for tests and benchmarks). */
     public static MatMul scalarTwin(ThreadPool pool, Precision precision) {
-        return new MatMul(pool, precision, false, 1024, TOKEN_BLOCK, PANEL_BYTES);
+        return new MatMul(pool, precision, false, K_CHUNK, TOKEN_BLOCK, PANEL_BYTES);
     }
 
     public Precision precision() {
@@ -147,7 +149,8 @@ public final class MatMul {
         this.outOff = outOff;
         try {
             if (batch == 1) {
-                pool.parallelFor((rows + ROW_TILE - 1) / ROW_TILE, rowsTask);
+                int groups = (rows + ROW_TILE - 1) / ROW_TILE;
+                pool.parallelForDynamic(groups, grain(groups, 8), rowsTask);
             } else {
                 int groups = (batch + PACK - 1) / PACK;
                 int n = groups * PACK * cols;
@@ -155,7 +158,8 @@ public final class MatMul {
                     packed = new float[n];
                 }
                 pool.parallelFor(groups, packTask);
-                pool.parallelFor((rows + PREFILL_ROWS - 1) / PREFILL_ROWS, groupsTask);
+                int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
+                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
             }
         } finally {
             this.xs = null;
@@ -166,6 +170,11 @@ public final class MatMul {
 
     private void roundTokens(int start, int end, int worker) {
         roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
+    }
+
+    /** Pieces small enough that a delayed thread's share is picked up by the others ({@code perThread} per thread). */
+    private int grain(int groups, int perThread) {
+        return Math.max(1, groups / (pool.threads() * perThread));
     }
 
     private void packTokens(int start, int end, int worker) {

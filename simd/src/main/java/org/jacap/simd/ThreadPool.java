@@ -10,6 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  * (chunk {@code i} starts at {@link #chunkStart chunkStart(count, threads, i)}, so the split depends
  * only on the count and the thread count), runs chunk 0 on the caller and blocks until all are done.
  *
+ * <p>{@link #parallelForDynamic} instead hands out pieces of {@code grain} indices from a shared
+ * counter, so a thread that the OS delays (two vCPUs shared with the JIT and the GC) does not hold
+ * the others up; use it when each index's result does not depend on which thread computes it.
+ *
  * <p>No allocation per call: the task is published through fields and a generation counter;
  * workers spin briefly on the counter (a matmul every few hundred microseconds keeps them warm)
  * and then park. One caller at a time; calling {@code parallelFor} from inside a task is an
@@ -33,6 +37,8 @@ public final class ThreadPool implements AutoCloseable {
     // Published by the caller before the generation bump (volatile write = release).
     private RangeTask task;
     private int count;
+    private int grain; // 0: static split; else the piece size of a dynamic loop
+    private final AtomicInteger next = new AtomicInteger();
     private volatile int generation;
     private volatile boolean closed;
 
@@ -84,6 +90,22 @@ public final class ThreadPool implements AutoCloseable {
      * chunk is rethrown here after every chunk has finished.
      */
     public void parallelFor(int count, RangeTask task) {
+        run(count, 0, task);
+    }
+
+    /**
+     * Runs {@code task} over {@code [0, count)} in pieces of {@code grain} indices (the last may be
+     * shorter) that the threads take from a shared counter until none is left, and waits for all.
+     * Which thread runs a piece varies from call to call; the pieces themselves do not.
+     */
+    public void parallelForDynamic(int count, int grain, RangeTask task) {
+        if (grain < 1) {
+            throw new IllegalArgumentException("grain must be >= 1, got " + grain);
+        }
+        run(count, grain, task);
+    }
+
+    private void run(int count, int grain, RangeTask task) {
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, got " + count);
         }
@@ -97,12 +119,14 @@ public final class ThreadPool implements AutoCloseable {
             throw new IllegalStateException("parallelFor is not reentrant: called from inside a task or from two threads at once");
         }
         try {
-            if (threads == 1 || count == 1) {
+            if (threads == 1 || count == 1 || (grain > 0 && grain >= count)) {
                 task.run(0, count, 0);
                 return;
             }
             this.task = task;
             this.count = count;
+            this.grain = grain;
+            next.set(0);
             this.failure = null;
             this.waitingCaller = Thread.currentThread();
             pending.set(threads - 1);
@@ -137,6 +161,13 @@ public final class ThreadPool implements AutoCloseable {
     }
 
     private void runChunk(RangeTask task, int count, int worker) {
+        int g = grain;
+        if (g > 0) {
+            for (int start; (start = next.getAndAdd(g)) < count; ) {
+                task.run(start, Math.min(count, start + g), worker);
+            }
+            return;
+        }
         int start = chunkStart(count, threads, worker);
         int end = chunkStart(count, threads, worker + 1);
         if (start < end) {

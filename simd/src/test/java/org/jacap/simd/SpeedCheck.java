@@ -30,6 +30,7 @@ final class SpeedCheck {
             java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
             long deadline = System.nanoTime() + 8_000_000_000L;
             int iters = 0;
+            long start = System.nanoTime();
             while (System.nanoTime() < deadline || iters < 3) {
                 long c0 = mx.getCurrentThreadCpuTime();
                 long t0 = System.nanoTime();
@@ -39,9 +40,10 @@ final class SpeedCheck {
                 bestCpu = Math.min(bestCpu, (mx.getCurrentThreadCpuTime() - c0) * 1e-9);
                 iters++;
             }
-            System.out.printf("%s %s %s threads=%d batch=%d %dx%d: best %.3f ms, %.2f GFLOP/s, %.2f GB/s weights, %d iters;"
+            double mean = (System.nanoTime() - start) * 1e-9 / iters;
+            System.out.printf("%s %s %s threads=%d batch=%d %dx%d: mean %.2f GFLOP/s; best %.3f ms, %.2f GFLOP/s, %.2f GB/s weights, %d iters;"
                             + " caller cpu %.3f ms = %.2f GFLOP/s %.2f GB/s%n",
-                    type, mode, p, threads, batch, rows, cols, best * 1e3, flops / best * 1e-9,
+                    type, mode, p, threads, batch, rows, cols, flops / mean * 1e-9, best * 1e3, flops / best * 1e-9,
                     w.data().byteSize() / best * 1e-9, iters, bestCpu * 1e3, flops / bestCpu * 1e-9 / threads,
                     w.data().byteSize() / bestCpu * 1e-9 / threads);
         }

@@ -42,6 +42,41 @@ class ThreadPoolTest {
     }
 
     @Test
+    void dynamicLoopRunsEveryIndexOnceInPiecesOfTheGrain() {
+        try (ThreadPool pool = new ThreadPool(3)) {
+            for (int count : new int[] {1, 2, 7, 100, 1001}) {
+                for (int grain : new int[] {1, 3, 64, 5000}) {
+                    AtomicIntegerArray hits = new AtomicIntegerArray(count);
+                    java.util.Set<String> pieces = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                    pool.parallelForDynamic(count, grain, (start, end, worker) -> {
+                        assertThat(worker).isBetween(0, 2);
+                        assertThat(start % grain).isZero();
+                        assertThat(end).isEqualTo(Math.min(count, start + grain));
+                        pieces.add(start + ".." + end);
+                        for (int i = start; i < end; i++) {
+                            hits.incrementAndGet(i);
+                        }
+                    });
+                    for (int i = 0; i < count; i++) {
+                        assertThat(hits.get(i)).as("count %d grain %d index %d", count, grain, i).isEqualTo(1);
+                    }
+                    assertThat(pieces).hasSize((count + grain - 1) / grain);
+                }
+            }
+            assertThatThrownBy(() -> pool.parallelForDynamic(10, 0, (s, e, w) -> { }))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grain");
+            assertThatThrownBy(() -> pool.parallelForDynamic(100, 1, (s, e, w) -> {
+                if (s == 57) {
+                    throw new IllegalStateException("piece 57");
+                }
+            })).isInstanceOf(IllegalStateException.class).hasMessage("piece 57");
+            int[] after = new int[1];
+            pool.parallelFor(4, (s, e, w) -> { synchronized (after) { after[0] += e - s; } });
+            assertThat(after[0]).isEqualTo(4); // a static loop still works after a dynamic one
+        }
+    }
+
+    @Test
     void workersReallyRunConcurrentlyOnDistinctThreads() {
         try (ThreadPool pool = new ThreadPool(3)) {
             List<String> names = Collections.synchronizedList(new ArrayList<>());
