@@ -1,7 +1,9 @@
 package org.jacap.simd;
 
 import java.lang.foreign.MemorySegment;
+import java.util.EnumMap;
 import java.util.Objects;
+import org.jacap.gguf.GgmlType;
 
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
@@ -47,8 +49,8 @@ public final class MatMul {
     private final int panelBytes;
     private final float[][] weightScratch;
     private final float[][] tileScratch;
-    private final ThreadPool.RangeTask rowsTask = this::matVecRows;
-    private final ThreadPool.RangeTask groupsTask = this::matMulRows;
+    private final DotScratch[] dotScratch;
+    private final EnumMap<GgmlType, ThreadPool.RangeTask[]> typedTasks = new EnumMap<>(GgmlType.class);
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
     private VecDotType roundType;
@@ -56,7 +58,6 @@ public final class MatMul {
     private float[] packed = new float[0];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
-    private TypeKernel kernel;
     private MemorySegment data;
     private long rowBytes;
     private int rows;
@@ -88,6 +89,10 @@ public final class MatMul {
         this.panelBytes = panelBytes;
         this.weightScratch = new float[pool.threads()][PREFILL_ROWS * kChunk];
         this.tileScratch = new float[pool.threads()][PREFILL_ROWS * PACK];
+        this.dotScratch = new DotScratch[pool.threads()];
+        for (int i = 0; i < dotScratch.length; i++) {
+            dotScratch[i] = new DotScratch();
+        }
     }
 
     /** The scalar twin: same blocking, scalar decoders and scalar dot products (for tests and benchmarks). */
@@ -139,7 +144,11 @@ public final class MatMul {
             this.xs = rounded;
             this.xBase = 0;
         }
-        this.kernel = k;
+        ThreadPool.RangeTask[] tasks = typedTasks.get(w.type());
+        if (tasks == null) {
+            tasks = tasksFor(w.type());
+            typedTasks.put(w.type(), tasks);
+        }
         this.data = w.data();
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
@@ -150,7 +159,7 @@ public final class MatMul {
         try {
             if (batch == 1) {
                 int groups = (rows + ROW_TILE - 1) / ROW_TILE;
-                pool.parallelForDynamic(groups, grain(groups, 8), rowsTask);
+                pool.parallelForDynamic(groups, grain(groups, 8), tasks[0]);
             } else {
                 int groups = (batch + PACK - 1) / PACK;
                 int n = groups * PACK * cols;
@@ -159,7 +168,7 @@ public final class MatMul {
                 }
                 pool.parallelFor(groups, packTask);
                 int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
-                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
+                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), tasks[1]);
             }
         } finally {
             this.xs = null;
@@ -170,6 +179,47 @@ public final class MatMul {
 
     private void roundTokens(int start, int end, int worker) {
         roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
+    }
+
+    /**
+     * The matrix-vector and matrix-matrix tasks of one weight type. Each lambda is a class of its
+     * own that ThreadPool calls through a megamorphic site, so C2 compiles it as a root, and it
+     * passes its kernel as a constant, so the kernel's loops are inlined for that type alone. A
+     * shared loop would inline every type a model mixes (Q4_0 with a Q6_K output) at one call site,
+     * overflow C2's inlining budget and fall back to boxed vectors, about 10x slower.
+     */
+    private ThreadPool.RangeTask[] tasksFor(GgmlType type) {
+        return switch (type) {
+            case F32 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.F32, s, e, w), (s, e, w) -> matMulRows(Kernels.F32, s, e, w)};
+            case F16 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.F16, s, e, w), (s, e, w) -> matMulRows(Kernels.F16, s, e, w)};
+            case BF16 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.BF16, s, e, w), (s, e, w) -> matMulRows(Kernels.BF16, s, e, w)};
+            case Q8_0 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q8_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q8_0, s, e, w)};
+            case Q4_0 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q4_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_0, s, e, w)};
+            case Q4_1 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q4_1, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_1, s, e, w)};
+            case Q5_0 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q5_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_0, s, e, w)};
+            case Q5_1 -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q5_1, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_1, s, e, w)};
+            case Q2_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q2_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q2_K, s, e, w)};
+            case Q3_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q3_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q3_K, s, e, w)};
+            case Q4_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q4_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_K, s, e, w)};
+            case Q5_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q5_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_K, s, e, w)};
+            case Q6_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q6_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q6_K, s, e, w)};
+            case Q8_K -> new ThreadPool.RangeTask[] {
+                (s, e, w) -> matVecRows(Kernels.Q8_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q8_K, s, e, w)};
+            default -> throw new UnsupportedTensorTypeException(type, "no dequantize/dot kernel for it in org.jacap.simd");
+        };
     }
 
     /** Pieces small enough that a delayed thread's share is picked up by the others ({@code perThread} per thread). */
@@ -184,9 +234,8 @@ public final class MatMul {
     }
 
     /** Matrix x vector: stream each row once through the type's fused dot. */
-    private void matVecRows(int groupStart, int groupEnd, int worker) {
-        float[] wb = weightScratch[worker];
-        final TypeKernel k = kernel;
+    private void matVecRows(TypeKernel k, int groupStart, int groupEnd, int worker) {
+        DotScratch wb = dotScratch[worker];
         final MemorySegment seg = data;
         int rEnd = Math.min(rows, groupEnd * ROW_TILE);
         for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
@@ -196,10 +245,9 @@ public final class MatMul {
     }
 
     /** Matrix x matrix over the row groups {@code [groupStart, groupEnd)} of this worker. */
-    private void matMulRows(int groupStart, int groupEnd, int worker) {
+    private void matMulRows(TypeKernel k, int groupStart, int groupEnd, int worker) {
         final float[] wb = weightScratch[worker];
         final float[] acc = tileScratch[worker];
-        final TypeKernel k = kernel;
         final MemorySegment seg = data;
         final int rows = this.rows;
         final int cols = this.cols;

@@ -68,7 +68,7 @@ final class Q4KKernel implements TypeKernel {
      * (one FMA) and multiplied into two running accumulators (low and high nibbles).
      */
     @Override
-    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         FloatVector acc = FloatVector.zero(F);
         FloatVector acc2 = FloatVector.zero(F);
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
@@ -97,7 +97,7 @@ final class Q4KKernel implements TypeKernel {
 
     /** Scalar twin of {@link #dot}, factored the same way. */
     @Override
-    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
         float sumMin = 0f;
         for (int b = 0, blocks = count / 256; b < blocks; b++) {

@@ -48,7 +48,7 @@ final class Q4_0Kernel implements TypeKernel {
 
     /** Fused decode and dot: per block, {@code d * Σ (q-8)·x}; two accumulators alternate over blocks. */
     @Override
-    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         FloatVector acc = FloatVector.zero(F);
         FloatVector acc2 = FloatVector.zero(F);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
@@ -72,7 +72,7 @@ final class Q4_0Kernel implements TypeKernel {
 
     /** Scalar twin of {@link #dot}, factored the same way. */
     @Override
-    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;

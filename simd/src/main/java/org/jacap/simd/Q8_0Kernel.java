@@ -47,7 +47,7 @@ final class Q8_0Kernel implements TypeKernel {
 
     /** Fused decode and dot: per block, {@code d * Σ q·x}; two accumulators alternate over blocks. */
     @Override
-    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         FloatVector acc = FloatVector.zero(F);
         FloatVector acc2 = FloatVector.zero(F);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
@@ -69,7 +69,7 @@ final class Q8_0Kernel implements TypeKernel {
 
     /** Scalar twin of {@link #dot}, factored the same way. */
     @Override
-    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;

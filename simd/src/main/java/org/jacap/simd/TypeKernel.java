@@ -31,33 +31,35 @@ public sealed interface TypeKernel
     /**
      * {@code Σ_i w[i]·x[xOff+i]} over the {@code count} elements (whole blocks) of one row stored
      * from byte {@code offset}: the matrix-vector kernel. Types with a fused kernel decode and
-     * multiply in registers; the others decode through {@code scratch} (at least
-     * {@link #DOT_CHUNK} floats) into the shared {@link FloatLoops#dot}.
+     * multiply in registers or unpack through {@code scratch}; the others decode chunks to floats
+     * in {@code scratch} and run the shared {@link FloatLoops#dot}.
      */
-    default float dot(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    default float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
+        float[] buf = scratch.floats;
         int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
         for (int c = 0; c < count; c += chunk) {
             int n = Math.min(chunk, count - c);
-            dequantize(src, offset + type().bytesFor(c), scratch, 0, n);
-            sum += FloatLoops.dot(scratch, 0, x, xOff + c, n);
+            dequantize(src, offset + type().bytesFor(c), buf, 0, n);
+            sum += FloatLoops.dot(buf, 0, x, xOff + c, n);
         }
         return sum;
     }
 
     /** Scalar twin of {@link #dot}. */
-    default float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, float[] scratch) {
+    default float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
+        float[] buf = scratch.floats;
         int chunk = DOT_CHUNK - DOT_CHUNK % blockSize();
         for (int c = 0; c < count; c += chunk) {
             int n = Math.min(chunk, count - c);
-            dequantizeScalar(src, offset + type().bytesFor(c), scratch, 0, n);
-            sum += FloatLoops.dotScalar(scratch, 0, x, xOff + c, n);
+            dequantizeScalar(src, offset + type().bytesFor(c), buf, 0, n);
+            sum += FloatLoops.dotScalar(buf, 0, x, xOff + c, n);
         }
         return sum;
     }
 
-    /** Scratch floats {@link #dot} may need. */
+    /** Weights per chunk of the decode-then-dot kernels ({@link DotScratch} holds one chunk). */
     int DOT_CHUNK = 1024;
 
     default int blockSize() {

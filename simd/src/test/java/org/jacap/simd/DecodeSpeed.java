@@ -20,6 +20,7 @@ final class DecodeSpeed {
             TypeKernel k = Kernels.of(type);
             long rowBytes = type.bytesFor(cols);
             float[] wb = new float[4 * 1024];
+            DotScratch scratch = new DotScratch();
             float[] x = Blocks.gaussian(cols, 3, 1f);
             float[] out = new float[rows];
             double best = 1e9;
@@ -28,7 +29,7 @@ final class DecodeSpeed {
                 long c0 = mx.getCurrentThreadCpuTime();
                 if (what.equals("dot") || what.equals("dotarray")) {
                     for (int r = 0; r < rows; r++) {
-                        out[r] = k.dot(seg, r * rowBytes, x, 0, cols, wb);
+                        out[r] = k.dot(seg, r * rowBytes, x, 0, cols, scratch);
                     }
                 }
                 for (int r = 0; r < rows && !what.startsWith("dot"); r += 4) {

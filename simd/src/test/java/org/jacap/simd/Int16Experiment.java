@@ -59,7 +59,7 @@ final class Int16Experiment {
             TypeKernel k = Kernels.of(GgmlType.Q8_0);
             float[] out = new float[rows];
             float[] out2 = new float[rows];
-            float[] scratch = new float[1024];
+            DotScratch scratch = new DotScratch();
             long rowBytes = 34L * cols / 32;
             for (String mode : new String[] {"float", "int16", "float", "int16"}) {
                 double best = 1e9;
