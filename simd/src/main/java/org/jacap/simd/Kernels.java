@@ -6,20 +6,20 @@ import org.jacap.gguf.GgmlType;
 public final class Kernels {
     private Kernels() {}
 
-    static final F32Kernel F32 = new F32Kernel();
-    static final F16Kernel F16 = new F16Kernel();
-    static final BF16Kernel BF16 = new BF16Kernel();
-    static final Q8_0Kernel Q8_0 = new Q8_0Kernel();
-    static final Q4_0Kernel Q4_0 = new Q4_0Kernel();
-    static final Q4_1Kernel Q4_1 = new Q4_1Kernel();
-    static final Q5_0Kernel Q5_0 = new Q5_0Kernel();
-    static final Q5_1Kernel Q5_1 = new Q5_1Kernel();
-    static final Q2KKernel Q2_K = new Q2KKernel();
-    static final Q3KKernel Q3_K = new Q3KKernel();
-    static final Q4KKernel Q4_K = new Q4KKernel();
-    static final Q5KKernel Q5_K = new Q5KKernel();
-    static final Q6KKernel Q6_K = new Q6KKernel();
-    static final Q8KKernel Q8_K = new Q8KKernel();
+    private static final F32Kernel F32 = new F32Kernel();
+    private static final F16Kernel F16 = new F16Kernel();
+    private static final BF16Kernel BF16 = new BF16Kernel();
+    private static final Q8_0Kernel Q8_0 = new Q8_0Kernel();
+    private static final Q4_0Kernel Q4_0 = new Q4_0Kernel();
+    private static final Q4_1Kernel Q4_1 = new Q4_1Kernel();
+    private static final Q5_0Kernel Q5_0 = new Q5_0Kernel();
+    private static final Q5_1Kernel Q5_1 = new Q5_1Kernel();
+    private static final Q2KKernel Q2_K = new Q2KKernel();
+    private static final Q3KKernel Q3_K = new Q3KKernel();
+    private static final Q4KKernel Q4_K = new Q4KKernel();
+    private static final Q5KKernel Q5_K = new Q5KKernel();
+    private static final Q6KKernel Q6_K = new Q6KKernel();
+    private static final Q8KKernel Q8_K = new Q8KKernel();
 
     /** The kernel for {@code type}; {@link UnsupportedTensorTypeException} if there is none. */
     public static TypeKernel of(GgmlType type) {

@@ -1,6 +1,9 @@
 package org.jacap.simd;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.EnumMap;
 import java.util.Objects;
 import org.jacap.gguf.GgmlType;
@@ -41,6 +44,18 @@ public final class MatMul {
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
+    /** {@link TypeKernel#dot} as a handle, bound to each kernel in {@link #dotHandles}. */
+    private static final MethodHandle DOT;
+
+    static {
+        try {
+            DOT = MethodHandles.lookup().findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
+                    MemorySegment.class, long.class, float[].class, int.class, int.class, DotScratch.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final ThreadPool pool;
     private final Precision precision;
     private final boolean vectorized;
@@ -50,7 +65,9 @@ public final class MatMul {
     private final float[][] weightScratch;
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
-    private final EnumMap<GgmlType, ThreadPool.RangeTask[]> typedTasks = new EnumMap<>(GgmlType.class);
+    private final EnumMap<GgmlType, MethodHandle> dotHandles = new EnumMap<>(GgmlType.class);
+    private final ThreadPool.RangeTask rowsTask = (s, e, w) -> matVecRows(this.kernel, s, e, w);
+    private final ThreadPool.RangeTask groupsTask = (s, e, w) -> matMulRows(this.kernel, s, e, w);
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
     private VecDotType roundType;
@@ -58,6 +75,8 @@ public final class MatMul {
     private float[] packed = new float[0];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
+    private TypeKernel kernel;
+    private MethodHandle dot;
     private MemorySegment data;
     private long rowBytes;
     private int rows;
@@ -144,11 +163,13 @@ public final class MatMul {
             this.xs = rounded;
             this.xBase = 0;
         }
-        ThreadPool.RangeTask[] tasks = typedTasks.get(w.type());
-        if (tasks == null) {
-            tasks = tasksFor(w.type());
-            typedTasks.put(w.type(), tasks);
+        this.kernel = k;
+        MethodHandle dot = dotHandles.get(w.type());
+        if (dot == null) {
+            dot = DOT.bindTo(k);
+            dotHandles.put(w.type(), dot);
         }
+        this.dot = dot;
         this.data = w.data();
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
@@ -159,7 +180,7 @@ public final class MatMul {
         try {
             if (batch == 1) {
                 int groups = (rows + ROW_TILE - 1) / ROW_TILE;
-                pool.parallelForDynamic(groups, grain(groups, 8), tasks[0]);
+                pool.parallelForDynamic(groups, grain(groups, 8), rowsTask);
             } else {
                 int groups = (batch + PACK - 1) / PACK;
                 int n = groups * PACK * cols;
@@ -168,7 +189,7 @@ public final class MatMul {
                 }
                 pool.parallelFor(groups, packTask);
                 int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
-                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), tasks[1]);
+                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
             }
         } finally {
             this.xs = null;
@@ -179,47 +200,6 @@ public final class MatMul {
 
     private void roundTokens(int start, int end, int worker) {
         roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
-    }
-
-    /**
-     * The matrix-vector and matrix-matrix tasks of one weight type. Each lambda is a class of its
-     * own that ThreadPool calls through a megamorphic site, so C2 compiles it as a root, and it
-     * passes its kernel as a constant, so the kernel's loops are inlined for that type alone. A
-     * shared loop would inline every type a model mixes (Q4_0 with a Q6_K output) at one call site,
-     * overflow C2's inlining budget and fall back to boxed vectors, about 10x slower.
-     */
-    private ThreadPool.RangeTask[] tasksFor(GgmlType type) {
-        return switch (type) {
-            case F32 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.F32, s, e, w), (s, e, w) -> matMulRows(Kernels.F32, s, e, w)};
-            case F16 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.F16, s, e, w), (s, e, w) -> matMulRows(Kernels.F16, s, e, w)};
-            case BF16 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.BF16, s, e, w), (s, e, w) -> matMulRows(Kernels.BF16, s, e, w)};
-            case Q8_0 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q8_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q8_0, s, e, w)};
-            case Q4_0 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q4_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_0, s, e, w)};
-            case Q4_1 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q4_1, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_1, s, e, w)};
-            case Q5_0 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q5_0, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_0, s, e, w)};
-            case Q5_1 -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q5_1, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_1, s, e, w)};
-            case Q2_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q2_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q2_K, s, e, w)};
-            case Q3_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q3_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q3_K, s, e, w)};
-            case Q4_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q4_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q4_K, s, e, w)};
-            case Q5_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q5_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q5_K, s, e, w)};
-            case Q6_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q6_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q6_K, s, e, w)};
-            case Q8_K -> new ThreadPool.RangeTask[] {
-                (s, e, w) -> matVecRows(Kernels.Q8_K, s, e, w), (s, e, w) -> matMulRows(Kernels.Q8_K, s, e, w)};
-            default -> throw new UnsupportedTensorTypeException(type, "no dequantize/dot kernel for it in org.jacap.simd");
-        };
     }
 
     /** Pieces small enough that a delayed thread's share is picked up by the others ({@code perThread} per thread). */
@@ -233,14 +213,31 @@ public final class MatMul {
         }
     }
 
-    /** Matrix x vector: stream each row once through the type's fused dot. */
+    /**
+     * Matrix x vector: stream each row once through the type's fused dot. The vector dot is called
+     * through a bound handle held in a field, which C2 cannot inline: each kernel's dot stays a
+     * compilation of its own. Inlined here, the kernels of a model's two types (Q4_0 layers and a
+     * Q6_K output) would meet in one method, exceed C2's inlining budget and fall back to boxed
+     * vectors, 10x slower. The call costs a few ns per row of thousands of weights.
+     */
     private void matVecRows(TypeKernel k, int groupStart, int groupEnd, int worker) {
         DotScratch wb = dotScratch[worker];
         final MemorySegment seg = data;
+        final MethodHandle dot = this.dot;
         int rEnd = Math.min(rows, groupEnd * ROW_TILE);
         for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
-            out[outOff + r] = vectorized ? k.dot(seg, r * rowBytes, xs, xBase, cols, wb)
+            out[outOff + r] = vectorized ? invokeDot(dot, seg, r * rowBytes, wb)
                     : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
+        }
+    }
+
+    private float invokeDot(MethodHandle dot, MemorySegment seg, long offset, DotScratch wb) {
+        try {
+            return (float) dot.invokeExact(seg, offset, xs, xBase, cols, wb);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // dot declares no checked exceptions
         }
     }
 

@@ -102,6 +102,33 @@ final class Q6KKernel implements TypeKernel {
         return sum;
     }
 
+    /** {@code blocks} super-blocks to {@code q - 32} in {@code q[256b ..]} and {@code d * scale} per 16 in {@code scales}. */
+    static void unpack(MemorySegment src, long offset, int blocks, byte[] q, float[] scales) {
+        for (int b = 0; b < blocks; b++, offset += BYTES) {
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
+            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 192, LE)).mul(d).intoArray(scales, 16 * b);
+            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 200, LE)).mul(d).intoArray(scales, 16 * b + 8);
+            for (int h = 0; h < 2; h++) {
+                half(src, offset + 64 * h, offset + 128 + 32 * h, q, 256 * b + 128 * h);
+            }
+        }
+    }
+
+    /** {@code Σ_i scales[i/16] * q[i] * x[xOff+i]} over {@code count} (a multiple of 32) weights. */
+    static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
+        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc2 = FloatVector.zero(F);
+        for (int i = 0; i < count; i += 32) {
+            FloatVector s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F, x, xOff + i));
+            FloatVector s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
+            s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
+            s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
+            acc = s1.fma(FloatVector.broadcast(F, scales[i >>> 4]), acc);
+            acc2 = s2.fma(FloatVector.broadcast(F, scales[(i >>> 4) + 1]), acc2);
+        }
+        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
+    }
+
     /** Scalar twin of {@link #dot}: the same two passes. */
     @Override
     public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
@@ -120,17 +147,6 @@ final class Q6KKernel implements TypeKernel {
             sum += s;
         }
         return sum;
-    }
-
-    /** {@code blocks} super-blocks to {@code q - 32} in {@code q[256b ..]} and {@code d * scale} per 16 in {@code scales}. */
-    static void unpack(MemorySegment src, long offset, int blocks, byte[] q, float[] scales) {
-        for (int b = 0; b < blocks; b++, offset += BYTES) {
-            float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
-            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 192, LE)).mul(d).intoArray(scales, 16 * b);
-            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 200, LE)).mul(d).intoArray(scales, 16 * b + 8);
-            half(src, offset, offset + 128, q, 256 * b);
-            half(src, offset + 64, offset + 160, q, 256 * b + 128);
-        }
     }
 
     /**
@@ -152,7 +168,7 @@ final class Q6KKernel implements TypeKernel {
                 .or(hs.lanewise(VectorOperators.LSHR, 2).reinterpretAsBytes().and((byte) 0x30)).sub((byte) 32).intoArray(q, o + 96);
     }
 
-    /** Scalar twin of {@link #unpack}. */
+    /** Scalar twin of the unpack pass of {@link #dot}. */
     static void unpackScalar(MemorySegment src, long offset, int blocks, byte[] q, float[] scales) {
         for (int b = 0; b < blocks; b++, offset += BYTES) {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
@@ -174,21 +190,6 @@ final class Q6KKernel implements TypeKernel {
                 }
             }
         }
-    }
-
-    /** {@code Σ_i scales[i/16] * q[i] * x[xOff+i]} over {@code count} (a multiple of 32) weights. */
-    static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
-        FloatVector acc = FloatVector.zero(F);
-        FloatVector acc2 = FloatVector.zero(F);
-        for (int i = 0; i < count; i += 32) {
-            FloatVector s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F, x, xOff + i));
-            FloatVector s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
-            s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
-            s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
-            acc = s1.fma(FloatVector.broadcast(F, scales[i >>> 4]), acc);
-            acc2 = s2.fma(FloatVector.broadcast(F, scales[(i >>> 4) + 1]), acc2);
-        }
-        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
     }
 
     @Override
