@@ -10,18 +10,18 @@ import org.jacap.gguf.GgmlType;
 
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
- * for every token {@code b < batch}. Batch 1 is decode (matrix × vector, memory-bound): threads
- * take pieces of rows from a shared counter and stream each row once through the type's fused dot. Larger batches are
- * prefill (matrix × matrix, compute-bound):
+ * for every token {@code b < batch}. Batch 1 is decode (matrix × vector): threads take pieces of
+ * rows from a shared counter and stream each row once through the type's fused dot. Larger
+ * batches are prefill (matrix × matrix, compute-bound):
  *
  * <pre>
  *   pack the activations token-minor, 16 tokens per group (zeros past the last token);
  *   threads take pieces of rows (groups of 6) from a shared counter;
  *   for each block of up to {@code tokenBlock} tokens (whole groups of 16)
  *     for each panel of columns whose packed activations fit in L2
- *       for each group of 6 rows of this thread
+ *       for each group of 6 rows of the piece
  *         for each chunk of {@code kChunk} columns of the panel
- *           decode the 6 row pieces to floats once (per-thread scratch, stays in L1)
+ *           decode the 6 row pieces to floats once (per-thread scratch, 48 KiB)
  *           run the 6-row x 16-token outer-product tile over every token group of the block
  * </pre>
  *
@@ -44,13 +44,20 @@ public final class MatMul {
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
-    /** {@link TypeKernel#dot} as a handle, bound to each kernel in {@link #dotHandles}. */
+    /**
+     * {@link TypeKernel#dot} and {@link TypeKernel#dequantize} as handles, bound to each kernel in
+     * {@link #handles}. The loops below call the kernels through them (see {@link #matVecRows}).
+     */
     private static final MethodHandle DOT;
+    private static final MethodHandle DEQUANTIZE;
 
     static {
         try {
-            DOT = MethodHandles.lookup().findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DOT = lookup.findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
                     MemorySegment.class, long.class, float[].class, int.class, int.class, DotScratch.class));
+            DEQUANTIZE = lookup.findVirtual(TypeKernel.class, "dequantize", MethodType.methodType(void.class,
+                    MemorySegment.class, long.class, float[].class, int.class, int.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -65,9 +72,9 @@ public final class MatMul {
     private final float[][] weightScratch;
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
-    private final EnumMap<GgmlType, MethodHandle> dotHandles = new EnumMap<>(GgmlType.class);
-    private final ThreadPool.RangeTask rowsTask = (s, e, w) -> matVecRows(this.kernel, s, e, w);
-    private final ThreadPool.RangeTask groupsTask = (s, e, w) -> matMulRows(this.kernel, s, e, w);
+    private final EnumMap<GgmlType, MethodHandle[]> handles = new EnumMap<>(GgmlType.class);
+    private final ThreadPool.RangeTask rowsTask = this::matVecRows;
+    private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
     private VecDotType roundType;
@@ -77,6 +84,7 @@ public final class MatMul {
     // The call in flight, published to the workers by ThreadPool's generation counter.
     private TypeKernel kernel;
     private MethodHandle dot;
+    private MethodHandle dequantize;
     private MemorySegment data;
     private long rowBytes;
     private int rows;
@@ -164,12 +172,13 @@ public final class MatMul {
             this.xBase = 0;
         }
         this.kernel = k;
-        MethodHandle dot = dotHandles.get(w.type());
-        if (dot == null) {
-            dot = DOT.bindTo(k);
-            dotHandles.put(w.type(), dot);
+        MethodHandle[] bound = handles.get(w.type());
+        if (bound == null) {
+            bound = new MethodHandle[] {DOT.bindTo(k), DEQUANTIZE.bindTo(k)};
+            handles.put(w.type(), bound);
         }
-        this.dot = dot;
+        this.dot = bound[0];
+        this.dequantize = bound[1];
         this.data = w.data();
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
@@ -220,7 +229,8 @@ public final class MatMul {
      * Q6_K output) would meet in one method, exceed C2's inlining budget and fall back to boxed
      * vectors, 10x slower. The call costs a few ns per row of thousands of weights.
      */
-    private void matVecRows(TypeKernel k, int groupStart, int groupEnd, int worker) {
+    private void matVecRows(int groupStart, int groupEnd, int worker) {
+        final TypeKernel k = kernel;
         DotScratch wb = dotScratch[worker];
         final MemorySegment seg = data;
         final MethodHandle dot = this.dot;
@@ -241,8 +251,24 @@ public final class MatMul {
         }
     }
 
-    /** Matrix x matrix over the row groups {@code [groupStart, groupEnd)} of this worker. */
-    private void matMulRows(TypeKernel k, int groupStart, int groupEnd, int worker) {
+    private void invokeDequantize(MethodHandle dequantize, MemorySegment seg, long offset, float[] dst, int dstOff, int count) {
+        try {
+            dequantize.invokeExact(seg, offset, dst, dstOff, count);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // dequantize declares no checked exceptions
+        }
+    }
+
+    /**
+     * Matrix x matrix over the row groups {@code [groupStart, groupEnd)}: the decoder is called
+     * through its bound handle for the same reason as the dot in {@link #matVecRows} (Q4_K_M files
+     * mix Q4_K and Q6_K), so only the tile is inlined here.
+     */
+    private void matMulRows(int groupStart, int groupEnd, int worker) {
+        final TypeKernel k = kernel;
+        final MethodHandle dequantize = this.dequantize;
         final float[] wb = weightScratch[worker];
         final float[] acc = tileScratch[worker];
         final MemorySegment seg = data;
@@ -265,7 +291,7 @@ public final class MatMul {
                         for (int i = 0; i < rn; i++) {
                             long off = (r0 + i) * rowBytes + kByte;
                             if (vectorized) {
-                                k.dequantize(seg, off, wb, i * kc, kn);
+                                invokeDequantize(dequantize, seg, off, wb, i * kc, kn);
                             } else {
                                 k.dequantizeScalar(seg, off, wb, i * kc, kn);
                             }
