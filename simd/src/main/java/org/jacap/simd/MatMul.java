@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.EnumMap;
 import java.util.Objects;
 import org.jacap.gguf.GgmlType;
 
@@ -45,19 +44,26 @@ public final class MatMul {
     static final int PANEL_BYTES = 192 * 1024;
 
     /**
-     * {@link TypeKernel#dot} and {@link TypeKernel#dequantize} as handles, bound to each kernel in
-     * {@link #handles}. The loops below call the kernels through them (see {@link #matVecRows}).
+     * Each type's {@link TypeKernel#dot} and {@link TypeKernel#dequantize} as handles bound to its
+     * kernel, by {@link GgmlType#ordinal()}. The loops below call the kernels through them (see
+     * {@link #matVecRows}); bound handles are immutable, so every instance shares them.
      */
-    private static final MethodHandle DOT;
-    private static final MethodHandle DEQUANTIZE;
+    private static final MethodHandle[] DOTS = new MethodHandle[GgmlType.values().length];
+    private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DOT = lookup.findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
+            MethodHandle dot = lookup.findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
                     MemorySegment.class, long.class, float[].class, int.class, int.class, DotScratch.class));
-            DEQUANTIZE = lookup.findVirtual(TypeKernel.class, "dequantize", MethodType.methodType(void.class,
+            MethodHandle dequantize = lookup.findVirtual(TypeKernel.class, "dequantize", MethodType.methodType(void.class,
                     MemorySegment.class, long.class, float[].class, int.class, int.class));
+            for (GgmlType type : GgmlType.values()) {
+                if (Kernels.supports(type)) {
+                    DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
+                    DEQUANTIZERS[type.ordinal()] = dequantize.bindTo(Kernels.of(type));
+                }
+            }
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -72,7 +78,6 @@ public final class MatMul {
     private final float[][] weightScratch;
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
-    private final EnumMap<GgmlType, MethodHandle[]> handles = new EnumMap<>(GgmlType.class);
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
@@ -172,13 +177,8 @@ public final class MatMul {
             this.xBase = 0;
         }
         this.kernel = k;
-        MethodHandle[] bound = handles.get(w.type());
-        if (bound == null) {
-            bound = new MethodHandle[] {DOT.bindTo(k), DEQUANTIZE.bindTo(k)};
-            handles.put(w.type(), bound);
-        }
-        this.dot = bound[0];
-        this.dequantize = bound[1];
+        this.dot = DOTS[w.type().ordinal()];
+        this.dequantize = DEQUANTIZERS[w.type().ordinal()];
         this.data = w.data();
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
