@@ -12,6 +12,12 @@ import jdk.incubator.vector.VectorOperators;
 /**
  * Byte-lane helpers for the block decoders. x86 has no byte shifts, so per-byte shifts go
  * through 16-bit lanes; callers mask away the bits that cross from the neighbouring byte.
+ *
+ * <p>A helper that takes or returns vectors is only fast when C2 inlines it; when it does not
+ * (the caller is past its inlining budget, or "callee uses too much stack"), vectors are boxed
+ * and the kernel runs ~10x slower. So the integer kernels write their pair sums (shorts to ints:
+ * {@code (v << 16 >> 16) + (v >> 16)} on int lanes, AVX2's {@code pmaddwd} against ones, which
+ * the Vector API does not expose) inline rather than calling a helper here.
  */
 final class Bytes {
     private Bytes() {}

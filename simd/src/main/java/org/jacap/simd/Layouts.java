@@ -25,4 +25,8 @@ final class Layouts {
     /** 8 bytes: one load feeds one 8-lane float vector after widening. */
     static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
     static final VectorSpecies<Short> S128 = ShortVector.SPECIES_128;
+    /** 16 bytes: half a block of 32 (Q8_0) or a whole Q4_0 block of nibbles, widened to 16 shorts. */
+    static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;
+    /** 16 shorts: the integer kernels multiply in 16-bit lanes. */
+    static final VectorSpecies<Short> S256 = ShortVector.SPECIES_256;
 }

@@ -10,7 +10,9 @@ import org.jacap.gguf.GgmlType;
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
  * for every token {@code b < batch}. Batch 1 is decode (matrix × vector): threads take pieces of
- * rows from a shared counter and stream each row once through the type's fused dot. Larger
+ * rows from a shared counter and stream each row once through the type's fused dot (for Q8_0
+ * and Q4_0 under {@link Precision#NATIVE}, an integer dot against activations quantized once
+ * per call, {@link QuantizedActivations}). Larger
  * batches are prefill (matrix × matrix, compute-bound):
  *
  * <pre>
@@ -50,6 +52,8 @@ public final class MatMul {
      */
     private static final MethodHandle[] DOTS = new MethodHandle[GgmlType.values().length];
     private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
+    /** {@link TypeKernel#dotQ8} for the types that have one, else null. */
+    private static final MethodHandle[] Q8_DOTS = new MethodHandle[GgmlType.values().length];
 
     static {
         try {
@@ -58,10 +62,15 @@ public final class MatMul {
                     MemorySegment.class, long.class, float[].class, int.class, int.class, DotScratch.class));
             MethodHandle dequantize = lookup.findVirtual(TypeKernel.class, "dequantize", MethodType.methodType(void.class,
                     MemorySegment.class, long.class, float[].class, int.class, int.class));
+            MethodHandle dotQ8 = lookup.findVirtual(TypeKernel.class, "dotQ8", MethodType.methodType(float.class,
+                    MemorySegment.class, long.class, QuantizedActivations.class, int.class));
             for (GgmlType type : GgmlType.values()) {
                 if (Kernels.supports(type)) {
                     DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
                     DEQUANTIZERS[type.ordinal()] = dequantize.bindTo(Kernels.of(type));
+                    if (Kernels.of(type).hasQ8Dot()) {
+                        Q8_DOTS[type.ordinal()] = dotQ8.bindTo(Kernels.of(type));
+                    }
                 }
             }
         } catch (ReflectiveOperationException e) {
@@ -79,6 +88,8 @@ public final class MatMul {
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
+    private final ThreadPool.RangeTask q8RowsTask = this::matVecRowsQ8;
+    private final QuantizedActivations q8 = new QuantizedActivations();
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
@@ -156,7 +167,12 @@ public final class MatMul {
         }
         TypeKernel k = Kernels.of(w.type());
         VecDotType vdt = precision == Precision.NATIVE ? k.vecDotType() : VecDotType.F32;
-        if (vdt == VecDotType.F32) {
+        // Decode with integer products where the type has them: the same values as rounding
+        // the activations to Q8_0 and running the float dot, fewer operations per weight.
+        boolean integer = batch == 1 && vdt == VecDotType.Q8_0 && k.hasQ8Dot();
+        if (integer) {
+            q8.quantizeQ8_0(x, xOff, w.cols());
+        } else if (vdt == VecDotType.F32) {
             this.xs = x;
             this.xBase = xOff;
         } else {
@@ -177,7 +193,7 @@ public final class MatMul {
             this.xBase = 0;
         }
         this.kernel = k;
-        this.dot = DOTS[w.type().ordinal()];
+        this.dot = integer ? Q8_DOTS[w.type().ordinal()] : DOTS[w.type().ordinal()];
         this.dequantize = DEQUANTIZERS[w.type().ordinal()];
         this.data = w.data();
         this.rowBytes = w.rowBytes();
@@ -189,7 +205,7 @@ public final class MatMul {
         try {
             if (batch == 1) {
                 int groups = (rows + ROW_TILE - 1) / ROW_TILE;
-                pool.parallelForDynamic(groups, grain(groups, 8), rowsTask);
+                pool.parallelForDynamic(groups, grain(groups, 8), integer ? q8RowsTask : rowsTask);
             } else {
                 int groups = (batch + PACK - 1) / PACK;
                 int n = groups * PACK * cols;
@@ -238,6 +254,27 @@ public final class MatMul {
         for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
             out[outOff + r] = vectorized ? invokeDot(dot, seg, r * rowBytes, wb)
                     : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
+        }
+    }
+
+    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is a bound {@link TypeKernel#dotQ8}. */
+    private void matVecRowsQ8(int groupStart, int groupEnd, int worker) {
+        final TypeKernel k = kernel;
+        final MemorySegment seg = data;
+        final MethodHandle dot = this.dot;
+        int rEnd = Math.min(rows, groupEnd * ROW_TILE);
+        for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
+            out[outOff + r] = vectorized ? invokeDotQ8(dot, seg, r * rowBytes) : k.dotQ8Scalar(seg, r * rowBytes, q8, cols);
+        }
+    }
+
+    private float invokeDotQ8(MethodHandle dot, MemorySegment seg, long offset) {
+        try {
+            return (float) dot.invokeExact(seg, offset, q8, cols);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t); // dotQ8 declares no checked exceptions
         }
     }
 

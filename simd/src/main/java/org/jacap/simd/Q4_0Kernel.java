@@ -1,14 +1,18 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
@@ -85,6 +89,75 @@ final class Q4_0Kernel implements TypeKernel {
             sum += s * HalfFloats.f16ToFloat(src.get(SHORT, o));
         }
         return sum;
+    }
+
+    @Override
+    public boolean hasQ8Dot() {
+        return true;
+    }
+
+    /**
+     * Integer kernel: per block, the 16 nibble bytes widened to 16 shorts give elements 0..15
+     * (low nibbles) and 16..31 (high); {@code (q-8)·xq} in 16-bit lanes (|sum of two| ≤ 2032),
+     * pairs summed to 8 ints, one conversion, one FMA with {@code d·dx}. Two blocks per
+     * iteration into two accumulators.
+     */
+    @Override
+    public float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc2 = FloatVector.zero(F);
+        int blocks = count / 32;
+        int b = 0;
+        for (; b + 1 < blocks; b += 2) {
+            long o = offset + (long) b * BYTES;
+            int xo = 32 * b;
+            ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 2, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector p = q.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S256, xq, xo))
+                    .add(q.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S256, xq, xo + 16)));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
+            IntVector si = pi.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(pi.lanewise(VectorOperators.ASHR, 16));
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+
+            long o2 = o + BYTES;
+            ShortVector q2 = (ShortVector) ByteVector.fromMemorySegment(B128, src, o2 + 2, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector p2 = q2.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S256, xq, xo + 32))
+                    .add(q2.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S256, xq, xo + 48)));
+            float d2 = HalfFloats.f16ToFloat(src.get(SHORT, o2)) * xd[b + 1];
+            IntVector pi2 = p2.reinterpretAsInts();
+            IntVector si2 = pi2.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(pi2.lanewise(VectorOperators.ASHR, 16));
+            acc2 = ((FloatVector) si2.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d2), acc2);
+        }
+        float sum = acc.add(acc2).reduceLanes(VectorOperators.ADD);
+        if (b < blocks) { // an odd last block
+            long o = offset + (long) b * BYTES;
+            sum += blockSum(src, o, xq, 32 * b) * (HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b]);
+        }
+        return sum;
+    }
+
+    @Override
+    public float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        float sum = 0f;
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            sum += blockSum(src, o, x.q, 32 * b) * (HalfFloats.f16ToFloat(src.get(SHORT, o)) * x.d[b]);
+        }
+        return sum;
+    }
+
+    /** {@code Σ (q-8)·xq} over the block at {@code o}, exactly. */
+    private static int blockSum(MemorySegment src, long o, short[] xq, int xo) {
+        int s = 0;
+        for (int j = 0; j < 16; j++) {
+            int q = src.get(BYTE, o + 2 + j) & 0xFF;
+            s += ((q & 0x0F) - 8) * xq[xo + j] + ((q >>> 4) - 8) * xq[xo + j + 16];
+        }
+        return s;
     }
 
     @Override

@@ -59,6 +59,31 @@ public sealed interface TypeKernel
         return sum;
     }
 
+    /**
+     * True when this type has an integer matrix-vector kernel, {@link #dotQ8}: weights times
+     * activations quantized to Q8_0, multiplied in 16-bit lanes and summed per block in 32-bit
+     * integers, so only one conversion to float per block of 32. Only types whose
+     * {@link #vecDotType()} is Q8_0 have one.
+     */
+    default boolean hasQ8Dot() {
+        return false;
+    }
+
+    /**
+     * {@code Σ_i w[i]·x[i]} over the {@code count} elements of one row stored from byte
+     * {@code offset}, against activations already quantized to Q8_0 ({@code x} from element 0).
+     * The same products as {@link #dot} on the {@link VecDotType#Q8_0}-rounded floats, summed
+     * exactly within each block.
+     */
+    default float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        throw new UnsupportedOperationException(type() + " has no integer matrix-vector kernel");
+    }
+
+    /** Scalar twin of {@link #dotQ8}: the same integer block sums, one float sum in block order. */
+    default float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        throw new UnsupportedOperationException(type() + " has no integer matrix-vector kernel");
+    }
+
     /** Weights per chunk of the decode-then-dot kernels ({@link DotScratch} holds one chunk). */
     int DOT_CHUNK = 1024;
 

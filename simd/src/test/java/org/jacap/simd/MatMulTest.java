@@ -2,6 +2,7 @@ package org.jacap.simd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.lang.foreign.MemorySegment;
@@ -136,7 +137,8 @@ class MatMulTest {
 
     @Test
     void nativeAndF32DifferExactlyByTheActivationRounding() {
-        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 8 * 256, 3), GgmlType.Q8_0, 8, 256);
+        // Q5_0 pairs with Q8_0 activations and has no integer kernel: NATIVE is the float dot on rounded x
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q5_0, 8 * 256, 3), GgmlType.Q5_0, 8, 256);
         float[] x = Blocks.gaussian(256, 4, 1f);
         float[] a = new float[8];
         float[] b = new float[8];
@@ -148,6 +150,27 @@ class MatMulTest {
         float[] c = new float[8];
         new MatMul(pool1, Precision.F32).multiply(w, xr, 0, 1, c, 0);
         assertThat(c).containsExactly(b);
+    }
+
+    @Test
+    void nativeDecodeOfQ8_0AndQ4_0RunsTheIntegerKernel() {
+        for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.Q4_0}) {
+            WeightMatrix w = WeightMatrix.of(Blocks.random(type, 9 * 320, 5), type, 9, 320);
+            float[] x = Blocks.gaussian(320, 6, 1f);
+            float[] fast = new float[9];
+            float[] twin = new float[9];
+            new MatMul(pool2, Precision.NATIVE).multiply(w, x, 0, 1, fast, 0);
+            MatMul.scalarTwin(pool2, Precision.NATIVE).multiply(w, x, 0, 1, twin, 0);
+            QuantizedActivations q = new QuantizedActivations();
+            q.quantizeQ8_0(x, 0, 320);
+            TypeKernel k = Kernels.of(type);
+            for (int r = 0; r < 9; r++) {
+                float want = k.dotQ8Scalar(w.data(), r * w.rowBytes(), q, 320);
+                assertThat(twin[r]).as("%s row %d, scalar twin", type, r).isEqualTo(want);
+                // the vector kernel's lane order differs from the twin's block order (and C2's reduction from the interpreter's)
+                assertThat(fast[r]).as("%s row %d", type, r).isCloseTo(want, within(1e-5f * Math.abs(want)));
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,145 @@
+package org.jacap.simd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.jacap.gguf.GgmlType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The integer matrix-vector kernels ({@link TypeKernel#dotQ8}, Q4_0 and Q8_0 weights against
+ * activations quantized to Q8_0): the quantized activations are exactly the NATIVE rounding, and
+ * vector kernel, scalar twin and a float64 sum of dequantized weights times rounded activations
+ * agree, on odd block counts, misaligned rows and the largest products.
+ */
+class IntegerDotTest {
+
+    static Stream<GgmlType> integerTypes() {
+        return Stream.of(GgmlType.Q4_0, GgmlType.Q8_0);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {32, 64, 96, 2048, 2080})
+    void quantizedActivationsAreTheNativeRoundingExactly(int n) {
+        float[] x = Blocks.gaussian(n, n, 3f);
+        x[0] = 0f;
+        x[5] = 1e-30f; // tiny values quantize to 0
+        for (int j = 32; j < Math.min(64, n); j++) {
+            x[j] = 0f; // an all-zero block: scale 0, values 0
+        }
+        QuantizedActivations q = new QuantizedActivations();
+        q.quantizeQ8_0(x, 0, n);
+        float[] rounded = new float[n];
+        VecDotType.Q8_0.round(x, 0, rounded, 0, n);
+        assertThat(q.length).isEqualTo(n);
+        for (int i = 0; i < n; i++) {
+            assertThat((int) q.q[i]).as("value %d", i).isBetween(-127, 127);
+            assertThat(q.q[i] * q.d[i / 32]).as("value %d", i).isEqualTo(rounded[i]);
+        }
+    }
+
+    @Test
+    void quantizingAPartialBlockIsRefused() {
+        assertThatThrownBy(() -> new QuantizedActivations().quantizeQ8_0(new float[40], 0, 40))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks of 32").hasMessageContaining("40");
+    }
+
+    @ParameterizedTest
+    @MethodSource("integerTypes")
+    void vectorAndScalarMatchAFloat64SumOnOddAndEvenBlockCounts(GgmlType type) {
+        TypeKernel k = Kernels.of(type);
+        assertThat(k.hasQ8Dot()).isTrue();
+        for (int blocks : new int[] {1, 2, 3, 7, 64, 65}) {
+            int n = 32 * blocks;
+            for (int pad = 0; pad < 2; pad++) {
+                Random rnd = new Random(blocks * 7L + pad);
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment seg = Blocks.random(type, n, blocks + 100L * pad, pad, () -> Blocks.randomScale(rnd), arena);
+                    float[] x = Blocks.gaussian(n, blocks, 2f);
+                    QuantizedActivations q = new QuantizedActivations();
+                    q.quantizeQ8_0(x, 0, n);
+                    check(k, seg, q, n, type + " x " + blocks + " blocks, pad " + pad);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("integerTypes")
+    void largestProductsDoNotOverflowTheSixteenBitLanes(GgmlType type) {
+        int n = 64;
+        long bpb = type.bytesPerBlock();
+        MemorySegment seg = MemorySegment.ofArray(new byte[(int) type.bytesFor(n)]);
+        for (int b = 0; b < n / 32; b++) {
+            seg.set(Blocks.SHORT, b * bpb, (short) 0x3C00); // d = 1
+            for (long i = 2; i < bpb; i++) {
+                seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, b * bpb + i, type == GgmlType.Q8_0 ? (byte) -128 : 0); // q - 8 = -8 for Q4_0
+            }
+        }
+        float[] x = new float[n];
+        java.util.Arrays.fill(x, -1f); // quantizes to -127 with d = f16(1/127)
+        QuantizedActivations q = new QuantizedActivations();
+        q.quantizeQ8_0(x, 0, n);
+        int w = type == GgmlType.Q8_0 ? -128 : -8;
+        double want = (double) n * w * -127 * q.d[0];
+        TypeKernel k = Kernels.of(type);
+        assertThat((double) k.dotQ8(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
+        assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("integerTypes")
+    void adversarialScalesAgreeWithTheScalarTwin(GgmlType type) {
+        TypeKernel k = Kernels.of(type);
+        for (short scale : KernelParityTest.ADVERSARIAL) {
+            int n = 96;
+            MemorySegment seg = Blocks.random(type, n, scale, 0, () -> scale, null);
+            QuantizedActivations q = new QuantizedActivations();
+            q.quantizeQ8_0(Blocks.gaussian(n, 5, 1f), 0, n);
+            float fast = k.dotQ8(seg, 0, q, n);
+            float slow = k.dotQ8Scalar(seg, 0, q, n);
+            if (!Float.isFinite(slow)) {
+                // inf/NaN scales: lanes of mixed sign may meet as inf - inf (NaN) where the block order gives ±inf
+                assertThat(Float.isFinite(fast)).as("%s scale %04x: %s vs %s", type, scale, fast, slow).isFalse();
+            } else {
+                assertThat(fast).as("%s scale %04x", type, scale).isCloseTo(slow, within(1e-5f * Math.abs(slow) + 1e-30f));
+            }
+        }
+    }
+
+    @Test
+    void typesWithoutAnIntegerKernelSaySo() {
+        TypeKernel k = Kernels.of(GgmlType.Q6_K);
+        assertThat(k.hasQ8Dot()).isFalse();
+        assertThatThrownBy(() -> k.dotQ8(MemorySegment.ofArray(new byte[210]), 0, new QuantizedActivations(), 256))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Q6_K");
+    }
+
+    private static void check(TypeKernel k, MemorySegment seg, QuantizedActivations q, int n, String what) {
+        float[] w = new float[n];
+        k.dequantizeScalar(seg, 0, w, 0, n);
+        double want = 0;
+        double abs = 0;
+        for (int i = 0; i < n; i++) {
+            double p = (double) w[i] * q.q[i] * q.d[i / 32];
+            want += p;
+            abs += Math.abs(p);
+        }
+        double tol = 1e-5 * abs + 1e-30;
+        assertThat((double) k.dotQ8(seg, 0, q, n)).as(what + " vector").isCloseTo(want, within(tol));
+        assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).as(what + " scalar").isCloseTo(want, within(tol));
+        float[] rounded = new float[n];
+        for (int i = 0; i < n; i++) {
+            rounded[i] = q.q[i] * q.d[i / 32];
+        }
+        assertThat((double) k.dot(seg, 0, rounded, 0, n, new DotScratch())).as(what + " float dot").isCloseTo(want, within(tol));
+    }
+}
