@@ -10,9 +10,9 @@ import org.jacap.gguf.GgmlType;
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
  * for every token {@code b < batch}. Batch 1 is decode (matrix × vector): threads take pieces of
- * rows from a shared counter and stream each row once through the type's fused dot (for Q8_0
- * and Q4_0 under {@link Precision#NATIVE}, an integer dot against activations quantized once
- * per call, {@link QuantizedActivations}). Larger
+ * rows from a shared counter and stream each row once through the type's fused dot (for Q8_0,
+ * Q4_0 and Q4_K under {@link Precision#NATIVE}, an integer dot against activations quantized
+ * once per call, {@link QuantizedActivations}). Larger
  * batches are prefill (matrix × matrix, compute-bound):
  *
  * <pre>
@@ -168,10 +168,10 @@ public final class MatMul {
         TypeKernel k = Kernels.of(w.type());
         VecDotType vdt = precision == Precision.NATIVE ? k.vecDotType() : VecDotType.F32;
         // Decode with integer products where the type has them: the same values as rounding
-        // the activations to Q8_0 and running the float dot, fewer operations per weight.
-        boolean integer = batch == 1 && vdt == VecDotType.Q8_0 && k.hasQ8Dot();
+        // the activations to Q8_0/Q8_K and running the float dot, fewer operations per weight.
+        boolean integer = batch == 1 && precision == Precision.NATIVE && k.hasQ8Dot();
         if (integer) {
-            q8.quantizeQ8_0(x, xOff, w.cols());
+            q8.quantize(vdt, x, xOff, w.cols());
         } else if (vdt == VecDotType.F32) {
             this.xs = x;
             this.xBase = xOff;

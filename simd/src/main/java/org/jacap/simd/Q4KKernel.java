@@ -1,16 +1,21 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.I;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
+import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
@@ -96,6 +101,83 @@ final class Q4KKernel implements TypeKernel {
     }
 
     /** Scalar twin of {@link #dot}, factored the same way. */
+    @Override
+    public boolean hasQ8Dot() {
+        return true;
+    }
+
+    /**
+     * Integer kernel against Q8_K activations (one scale per 256, sums per 32):
+     * {@code d·dx·Σ_j sc_j·Σ q·xq − dmin·dx·Σ_j m_j·Σ xq}. Per 64 weights (32 bytes of nibbles,
+     * sub-blocks 2c and 2c+1) the bytes widen to shorts, products go in 16-bit lanes (|two| ≤ 3810),
+     * pairs sum to ints, times the 6-bit scale into an int accumulator (≤ 4M per super-block);
+     * one conversion per 256 weights. The minimums come from the activation sums, in scalars.
+     */
+    @Override
+    public float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        final int[] xs = x.sums;
+        FloatVector acc = FloatVector.zero(F);
+        float minimums = 0f;
+        for (int b = 0, blocks = count / 256; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            long lo = src.get(LONG, o + 4);
+            int hi = src.get(INT, o + 12);
+            IntVector isum = IntVector.zero(I);
+            int msum = 0;
+            for (int c = 0; c < 4; c++) {
+                int sm = KScales.pairs(lo, hi, c);
+                int xo = 256 * b + 64 * c;
+                long qo = o + 16 + 32 * c;
+                ShortVector q0 = (ShortVector) ByteVector.fromMemorySegment(B128, src, qo, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+                ShortVector q1 = (ShortVector) ByteVector.fromMemorySegment(B128, src, qo + 16, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+                ShortVector pa = q0.and((short) 0x0F).mul(ShortVector.fromArray(S256, xq, xo))
+                        .add(q1.and((short) 0x0F).mul(ShortVector.fromArray(S256, xq, xo + 16)));
+                ShortVector pb = q0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, xo + 32))
+                        .add(q1.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, xo + 48)));
+                IntVector ia = pa.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
+                IntVector ib = pb.reinterpretAsInts();
+                ia = ia.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(ia.lanewise(VectorOperators.ASHR, 16));
+                ib = ib.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(ib.lanewise(VectorOperators.ASHR, 16));
+                isum = isum.add(ia.mul(sm & 0xFF)).add(ib.mul((sm >>> 16) & 0xFF));
+                msum += ((sm >>> 8) & 0xFF) * xs[8 * b + 2 * c] + (sm >>> 24) * xs[8 * b + 2 * c + 1];
+            }
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xd[b] * msum;
+        }
+        return acc.reduceLanes(VectorOperators.ADD) - minimums;
+    }
+
+    /** Scalar twin of {@link #dotQ8}: the same integer sums per super-block. */
+    @Override
+    public float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        float sum = 0f;
+        float minimums = 0f;
+        for (int b = 0, blocks = count / 256; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            int isum = 0;
+            int msum = 0;
+            for (int j = 0; j < 8; j++) {
+                int c = j / 2;
+                int shift = 4 * (j % 2);
+                int s = 0;
+                for (int l = 0; l < 32; l++) {
+                    int q = (src.get(BYTE, o + 16 + 32 * c + l) >>> shift) & 0x0F;
+                    s += q * x.q[256 * b + 32 * j + l];
+                }
+                isum += KScales.scale(src, o + 4, j) * s;
+                msum += KScales.min(src, o + 4, j) * x.sums[8 * b + j];
+            }
+            sum += isum * (HalfFloats.f16ToFloat(src.get(SHORT, o)) * x.d[b]);
+            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * x.d[b] * msum;
+        }
+        return sum - minimums;
+    }
+
     @Override
     public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;

@@ -61,9 +61,8 @@ public sealed interface TypeKernel
 
     /**
      * True when this type has an integer matrix-vector kernel, {@link #dotQ8}: weights times
-     * activations quantized to Q8_0, multiplied in 16-bit lanes and summed per block in 32-bit
-     * integers, so only one conversion to float per block of 32. Only types whose
-     * {@link #vecDotType()} is Q8_0 have one.
+     * activations quantized to the type's {@link #vecDotType()} (Q8_0 or Q8_K), multiplied in
+     * 16-bit lanes and summed in 32-bit integers, so few conversions to float.
      */
     default boolean hasQ8Dot() {
         return false;
@@ -71,9 +70,9 @@ public sealed interface TypeKernel
 
     /**
      * {@code Σ_i w[i]·x[i]} over the {@code count} elements of one row stored from byte
-     * {@code offset}, against activations already quantized to Q8_0 ({@code x} from element 0).
-     * The same products as {@link #dot} on the {@link VecDotType#Q8_0}-rounded floats, summed
-     * exactly within each block.
+     * {@code offset}, against activations already quantized to {@link #vecDotType()} ({@code x}
+     * from element 0). The same products as {@link #dot} on the rounded floats, summed exactly
+     * in integers within each block.
      */
     default float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
         throw new UnsupportedOperationException(type() + " has no integer matrix-vector kernel");

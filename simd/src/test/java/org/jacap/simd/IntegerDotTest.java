@@ -15,41 +15,66 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The integer matrix-vector kernels ({@link TypeKernel#dotQ8}, Q4_0 and Q8_0 weights against
- * activations quantized to Q8_0): the quantized activations are exactly the NATIVE rounding, and
- * vector kernel, scalar twin and a float64 sum of dequantized weights times rounded activations
- * agree, on odd block counts, misaligned rows and the largest products.
+ * The integer matrix-vector kernels ({@link TypeKernel#dotQ8}: Q4_0 and Q8_0 weights against
+ * activations quantized to Q8_0, Q4_K against Q8_K): the quantized activations are exactly the
+ * NATIVE rounding, and vector kernel, scalar twin and a float64 sum of dequantized weights times
+ * rounded activations agree, on odd block counts, misaligned rows and the largest products.
  */
 class IntegerDotTest {
 
     static Stream<GgmlType> integerTypes() {
-        return Stream.of(GgmlType.Q4_0, GgmlType.Q8_0);
+        return Stream.of(GgmlType.Q4_0, GgmlType.Q8_0, GgmlType.Q4_K);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64, 96, 2048, 2080})
-    void quantizedActivationsAreTheNativeRoundingExactly(int n) {
+    void q8_0ActivationsAreTheNativeRoundingExactly(int n) {
+        assertQuantizedIsRounded(VecDotType.Q8_0, n);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {256, 512, 2048, 2304})
+    void q8KActivationsAreTheNativeRoundingExactlyWithTheirSumsPer32(int n) {
+        assertQuantizedIsRounded(VecDotType.Q8_K, n);
+    }
+
+    private static void assertQuantizedIsRounded(VecDotType type, int n) {
         float[] x = Blocks.gaussian(n, n, 3f);
         x[0] = 0f;
         x[5] = 1e-30f; // tiny values quantize to 0
-        for (int j = 32; j < Math.min(64, n); j++) {
+        int bs = type.blockSize();
+        for (int j = bs; j < Math.min(2 * bs, n); j++) {
             x[j] = 0f; // an all-zero block: scale 0, values 0
         }
         QuantizedActivations q = new QuantizedActivations();
-        q.quantizeQ8_0(x, 0, n);
+        q.quantize(type, x, 0, n);
         float[] rounded = new float[n];
-        VecDotType.Q8_0.round(x, 0, rounded, 0, n);
+        type.round(x, 0, rounded, 0, n);
         assertThat(q.length).isEqualTo(n);
+        assertThat(q.type).isEqualTo(type);
         for (int i = 0; i < n; i++) {
             assertThat((int) q.q[i]).as("value %d", i).isBetween(-127, 127);
-            assertThat(q.q[i] * q.d[i / 32]).as("value %d", i).isEqualTo(rounded[i]);
+            assertThat(q.q[i] * q.d[i / bs]).as("value %d", i).isEqualTo(rounded[i]);
+        }
+        if (type == VecDotType.Q8_K) {
+            for (int g = 0; g < n / 32; g++) {
+                int sum = 0;
+                for (int j = 32 * g; j < 32 * g + 32; j++) {
+                    sum += q.q[j];
+                }
+                assertThat(q.sums[g]).as("sum of group %d", g).isEqualTo(sum);
+            }
         }
     }
 
     @Test
-    void quantizingAPartialBlockIsRefused() {
-        assertThatThrownBy(() -> new QuantizedActivations().quantizeQ8_0(new float[40], 0, 40))
+    void quantizingAPartialBlockOrAFloatTypeIsRefused() {
+        assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_0, new float[40], 0, 40))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks of 32").hasMessageContaining("40");
+        assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_K, new float[288], 0, 288))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks of 256").hasMessageContaining("288");
+        assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.F16, new float[32], 0, 32))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("F16");
     }
 
     @ParameterizedTest
@@ -58,14 +83,14 @@ class IntegerDotTest {
         TypeKernel k = Kernels.of(type);
         assertThat(k.hasQ8Dot()).isTrue();
         for (int blocks : new int[] {1, 2, 3, 7, 64, 65}) {
-            int n = 32 * blocks;
+            int n = type.blockSize() * blocks;
             for (int pad = 0; pad < 2; pad++) {
                 Random rnd = new Random(blocks * 7L + pad);
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment seg = Blocks.random(type, n, blocks + 100L * pad, pad, () -> Blocks.randomScale(rnd), arena);
                     float[] x = Blocks.gaussian(n, blocks, 2f);
                     QuantizedActivations q = new QuantizedActivations();
-                    q.quantizeQ8_0(x, 0, n);
+                    q.quantize(k.vecDotType(), x, 0, n);
                     check(k, seg, q, n, type + " x " + blocks + " blocks, pad " + pad);
                 }
             }
@@ -75,22 +100,34 @@ class IntegerDotTest {
     @ParameterizedTest
     @MethodSource("integerTypes")
     void largestProductsDoNotOverflowTheSixteenBitLanes(GgmlType type) {
-        int n = 64;
+        TypeKernel k = Kernels.of(type);
+        int n = 2 * type.blockSize();
         long bpb = type.bytesPerBlock();
+        byte fill = switch (type) {
+            case Q8_0 -> (byte) -128;   // w = -128
+            case Q4_0 -> 0;             // q - 8 = -8
+            default -> (byte) 0xFF;     // Q4_K: nibbles 15, 6-bit scales and minimums 63
+        };
         MemorySegment seg = MemorySegment.ofArray(new byte[(int) type.bytesFor(n)]);
-        for (int b = 0; b < n / 32; b++) {
-            seg.set(Blocks.SHORT, b * bpb, (short) 0x3C00); // d = 1
-            for (long i = 2; i < bpb; i++) {
-                seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, b * bpb + i, type == GgmlType.Q8_0 ? (byte) -128 : 0); // q - 8 = -8 for Q4_0
+        for (int b = 0; b < n / type.blockSize(); b++) {
+            for (long i = 0; i < bpb; i++) {
+                seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, b * bpb + i, fill);
+            }
+            for (int f : Blocks.f16ScaleFields(type)) {
+                seg.set(Blocks.SHORT, b * bpb + f, (short) 0x3C00); // d = dmin = 1
             }
         }
         float[] x = new float[n];
-        java.util.Arrays.fill(x, -1f); // quantizes to -127 with d = f16(1/127)
+        java.util.Arrays.fill(x, -1f); // quantizes to -127
         QuantizedActivations q = new QuantizedActivations();
-        q.quantizeQ8_0(x, 0, n);
-        int w = type == GgmlType.Q8_0 ? -128 : -8;
-        double want = (double) n * w * -127 * q.d[0];
-        TypeKernel k = Kernels.of(type);
+        q.quantize(k.vecDotType(), x, 0, n);
+        float[] w = new float[n];
+        k.dequantizeScalar(seg, 0, w, 0, n);
+        double want = 0;
+        for (int i = 0; i < n; i++) {
+            want += (double) w[i] * q.q[i] * q.d[i / k.vecDotType().blockSize()];
+        }
+        assertThat(want).isNotZero();
         assertThat((double) k.dotQ8(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
         assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
     }
@@ -100,10 +137,10 @@ class IntegerDotTest {
     void adversarialScalesAgreeWithTheScalarTwin(GgmlType type) {
         TypeKernel k = Kernels.of(type);
         for (short scale : KernelParityTest.ADVERSARIAL) {
-            int n = 96;
+            int n = 3 * type.blockSize();
             MemorySegment seg = Blocks.random(type, n, scale, 0, () -> scale, null);
             QuantizedActivations q = new QuantizedActivations();
-            q.quantizeQ8_0(Blocks.gaussian(n, 5, 1f), 0, n);
+            q.quantize(k.vecDotType(), Blocks.gaussian(n, 5, 1f), 0, n);
             float fast = k.dotQ8(seg, 0, q, n);
             float slow = k.dotQ8Scalar(seg, 0, q, n);
             if (!Float.isFinite(slow)) {
@@ -129,7 +166,7 @@ class IntegerDotTest {
         double want = 0;
         double abs = 0;
         for (int i = 0; i < n; i++) {
-            double p = (double) w[i] * q.q[i] * q.d[i / 32];
+            double p = (double) w[i] * q.q[i] * q.d[i / q.type.blockSize()];
             want += p;
             abs += Math.abs(p);
         }
@@ -138,7 +175,7 @@ class IntegerDotTest {
         assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).as(what + " scalar").isCloseTo(want, within(tol));
         float[] rounded = new float[n];
         for (int i = 0; i < n; i++) {
-            rounded[i] = q.q[i] * q.d[i / 32];
+            rounded[i] = q.q[i] * q.d[i / q.type.blockSize()];
         }
         assertThat((double) k.dot(seg, 0, rounded, 0, n, new DotScratch())).as(what + " float dot").isCloseTo(want, within(tol));
     }

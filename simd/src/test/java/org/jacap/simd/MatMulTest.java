@@ -162,7 +162,7 @@ class MatMulTest {
             new MatMul(pool2, Precision.NATIVE).multiply(w, x, 0, 1, fast, 0);
             MatMul.scalarTwin(pool2, Precision.NATIVE).multiply(w, x, 0, 1, twin, 0);
             QuantizedActivations q = new QuantizedActivations();
-            q.quantizeQ8_0(x, 0, 320);
+            q.quantize(VecDotType.Q8_0, x, 0, 320);
             TypeKernel k = Kernels.of(type);
             for (int r = 0; r < 9; r++) {
                 float want = k.dotQ8Scalar(w.data(), r * w.rowBytes(), q, 320);
