@@ -89,10 +89,11 @@ public final class MatMul {
     private final DotScratch[] dotScratch;
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
     private final ThreadPool.RangeTask q8RowsTask = this::matVecRowsQ8;
-    private final QuantizedActivations q8 = new QuantizedActivations();
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
+    /** The decode activations of the integer kernels, quantized once per call. */
+    private final QuantizedActivations q8 = new QuantizedActivations();
     private VecDotType roundType;
     private float[] rounded = new float[0];
     private float[] packed = new float[0];
