@@ -192,32 +192,19 @@ public final class Quantize {
 
     // ---- K-quants (256-element super-blocks) ---------------------------------------------------
 
-    /** ggml's {@code quantize_row_q8_K_ref}, with the int16 group sums. */
+    /** ggml's {@code quantize_row_q8_K_ref} ({@link VecDotType#quantizeQ8KBlock}), with the int16 group sums. */
     private static void q8K(float[] x, int s, MemorySegment y, long o) {
-        float max = 0f;
-        float amax = 0f;
-        for (int j = 0; j < 256; j++) {
-            float ax = Math.abs(x[s + j]);
-            if (ax > amax) {
-                amax = ax;
-                max = x[s + j];
-            }
-        }
-        if (amax == 0f) {
-            y.asSlice(o, Q8KKernel.BYTES).fill((byte) 0);
-            return;
-        }
-        float iscale = -127f / max;
+        float[] v = new float[256];
+        float d = VecDotType.quantizeQ8KBlock(x, s, v, 0);
         for (int g = 0; g < 16; g++) {
             int sum = 0;
-            for (int j = 0; j < 16; j++) {
-                int v = Math.min(127, Quants.nearestInt(iscale * x[s + 16 * g + j]));
-                y.set(BYTE, o + 4 + 16 * g + j, (byte) v);
-                sum += (byte) v;
+            for (int j = 16 * g; j < 16 * g + 16; j++) {
+                y.set(BYTE, o + 4 + j, (byte) v[j]);
+                sum += (byte) v[j];
             }
             y.set(SHORT, o + 260 + 2L * g, (short) sum);
         }
-        y.set(FLOAT, o, 1 / iscale);
+        y.set(FLOAT, o, d);
     }
 
     /**

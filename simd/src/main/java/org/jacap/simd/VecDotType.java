@@ -68,21 +68,47 @@ public enum VecDotType {
         }
     }
 
-    /** As ggml's AVX2 {@code quantize_row_q8_0}: max |x|, f16 scale, round half to even. */
+    /** One Q8_0 block on the float grid: the integer values times their scale. */
     private static void roundQ8_0Block(float[] src, int s, float[] dst, int t) {
+        float d = quantizeQ8_0Block(src, s, dst, t);
+        for (int j = 0; j < 32; j++) {
+            dst[t + j] *= d;
+        }
+    }
+
+    /** One Q8_K block on the float grid: the integer values times their scale. */
+    private static void roundQ8KBlock(float[] src, int s, float[] dst, int t) {
+        float d = quantizeQ8KBlock(src, s, dst, t);
+        for (int j = 0; j < 256; j++) {
+            dst[t + j] *= d;
+        }
+    }
+
+    /**
+     * The Q8_0 rule, as ggml's AVX2 {@code quantize_row_q8_0} (max |x|, f16 scale, round half to
+     * even): writes the int8 values of {@code src[s .. s+32)} to {@code v[t ..]} as floats
+     * ({@code src == v} allowed) and returns the scale. The one place the rule is written:
+     * {@link #round}, {@link QuantizedActivations} and so the integer kernels all use it.
+     */
+    static float quantizeQ8_0Block(float[] src, int s, float[] v, int t) {
         float amax = 0f;
         for (int j = 0; j < 32; j++) {
             amax = Math.max(amax, Math.abs(src[s + j]));
         }
-        float d = HalfFloats.roundToF16(amax / 127f);
         float id = amax != 0f ? 127f / amax : 0f;
         for (int j = 0; j < 32; j++) {
-            dst[t + j] = (float) Math.rint(src[s + j] * id) * d;
+            v[t + j] = (float) Math.rint(src[s + j] * id);
         }
+        return HalfFloats.roundToF16(amax / 127f);
     }
 
-    /** As ggml's {@code quantize_row_q8_K_ref}: the scale follows the signed value of largest magnitude. */
-    private static void roundQ8KBlock(float[] src, int s, float[] dst, int t) {
+    /**
+     * The Q8_K rule, as ggml's {@code quantize_row_q8_K_ref} (the scale follows the signed value of
+     * largest magnitude): writes the int8 values of {@code src[s .. s+256)} to {@code v[t ..]} as
+     * floats ({@code src == v} allowed) and returns the scale, 0 for an all-zero block (values 0).
+     * Used by {@link #round}, {@link QuantizedActivations} and {@link Quantize} (Q8_K weights).
+     */
+    static float quantizeQ8KBlock(float[] src, int s, float[] v, int t) {
         float amax = 0f;
         float max = 0f;
         for (int j = 0; j < 256; j++) {
@@ -93,14 +119,13 @@ public enum VecDotType {
             }
         }
         if (amax == 0f) {
-            java.util.Arrays.fill(dst, t, t + 256, 0f);
-            return;
+            java.util.Arrays.fill(v, t, t + 256, 0f);
+            return 0f;
         }
         float iscale = -127f / max;
-        float d = 1f / iscale;
         for (int j = 0; j < 256; j++) {
-            int v = Math.min(127, Quants.nearestInt(iscale * src[s + j]));
-            dst[t + j] = v * d;
+            v[t + j] = Math.min(127, Quants.nearestInt(iscale * src[s + j]));
         }
+        return 1f / iscale;
     }
 }
