@@ -7,7 +7,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.jacap.bench.progress.ProgressBar;
 import org.jacap.bench.report.Units;
@@ -19,6 +18,7 @@ import org.jacap.bench.throughput.BenchReport;
 import org.jacap.bench.throughput.BenchTest;
 import org.jacap.bench.throughput.ReportFormat;
 import org.jacap.bench.throughput.ThroughputBenchmark;
+import org.jacap.kv.eviction.EvictionPolicies;
 import org.jacap.simd.Precision;
 import org.jacap.simd.VectorSupport;
 import picocli.CommandLine.Command;
@@ -108,7 +108,8 @@ final class BenchCommand implements Callable<Integer> {
         SamplingOptions.check(spec, repetitions >= 1, "-r must be >= 1 (got " + repetitions + ")");
         SamplingOptions.check(spec, threads.stream().allMatch(t -> t >= 1), "-t thread counts must be >= 1");
         ThroughputBenchmark.Settings settings = new ThroughputBenchmark.Settings(tests(), threads, repetitions,
-                warmups == null ? ThroughputBenchmark.AUTO_WARMUP : warmups, parsePrecision(), seed, policySpecs(), kvRatio);
+                warmups == null ? ThroughputBenchmark.AUTO_WARMUP : warmups, ModelOptions.parsePrecision(spec, precision), seed,
+                kvPolicies == null ? List.of() : EvictionPolicies.splitSpecs(kvPolicies), kvRatio);
         VectorSupport.warning().ifPresent(err::println);
         Path path = model != null ? checkedModel() : synthetic(err);
         ProgressBar bar = new ProgressBar(err, "bench", Terminal.interactive());
@@ -132,17 +133,6 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private Precision parsePrecision() {
-        return switch (precision.toLowerCase(Locale.ROOT)) {
-            case "native" -> Precision.NATIVE;
-            case "f32" -> Precision.F32;
-            default -> {
-                SamplingOptions.check(spec, false, "unknown --precision '" + precision + "' (native or f32)");
-                yield Precision.NATIVE;
-            }
-        };
-    }
-
     private List<BenchTest> tests() {
         List<BenchTest> tests = new ArrayList<>();
         for (int n : prompts) {
@@ -159,26 +149,6 @@ final class BenchCommand implements Callable<Integer> {
         }
         SamplingOptions.check(spec, !tests.isEmpty(), "nothing to measure: -p and -n are both 0");
         return tests;
-    }
-
-    /** Scorer specs, split at commas; a key=value item continues the previous spec (capkv:tau=5,n_sink=4). */
-    private List<String> policySpecs() {
-        List<String> specs = new ArrayList<>();
-        if (kvPolicies == null) {
-            return specs;
-        }
-        for (String raw : kvPolicies.split(",")) {
-            String item = raw.strip();
-            if (item.isEmpty()) {
-                continue;
-            }
-            if (item.contains("=") && !item.contains(":") && !specs.isEmpty()) {
-                specs.set(specs.size() - 1, specs.getLast() + "," + item);
-            } else {
-                specs.add(item);
-            }
-        }
-        return specs;
     }
 
     private Path checkedModel() throws IOException {

@@ -41,6 +41,11 @@ final class ModelOptions {
     }
 
     Precision parsedPrecision(CommandSpec spec) {
+        return parsePrecision(spec, precision);
+    }
+
+    /** A {@code --precision} value ({@code native} or {@code f32}, any case); a usage error otherwise. */
+    static Precision parsePrecision(CommandSpec spec, String precision) {
         return switch (precision.toLowerCase(Locale.ROOT)) {
             case "native" -> Precision.NATIVE;
             case "f32" -> Precision.F32;

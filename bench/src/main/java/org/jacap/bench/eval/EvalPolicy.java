@@ -50,20 +50,8 @@ public record EvalPolicy(String name, StatisticsSpec statistics, Function<Future
      * {@code snapkv:window=32,kernel=5,capkv} is two policies.
      */
     public static List<EvalPolicy> parseList(String list) {
-        List<String> specs = new ArrayList<>();
-        for (String raw : list.split(",")) {
-            String item = raw.strip();
-            if (item.isEmpty()) {
-                continue;
-            }
-            if (item.contains("=") && !item.contains(":") && !specs.isEmpty()) {
-                specs.set(specs.size() - 1, specs.getLast() + "," + item);
-            } else {
-                specs.add(item);
-            }
-        }
         List<EvalPolicy> policies = new ArrayList<>();
-        for (String s : specs) {
+        for (String s : EvictionPolicies.splitSpecs(list)) {
             if (s.equalsIgnoreCase("all")) {
                 for (String name : EvictionPolicies.SCORERS) {
                     if (!name.equals("none")) {

@@ -1,5 +1,6 @@
 package org.jacap.kv.eviction;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +24,27 @@ public final class EvictionPolicies {
     public static final List<String> ALLOCATORS = List.of("uniform", "pyramid", "ada");
 
     private EvictionPolicies() {
+    }
+
+    /**
+     * Splits a comma-separated list of scorer specs. A {@code key=value} item without a name
+     * continues the previous spec, so {@code snapkv:window=32,kernel=5,capkv} is two specs; empty
+     * items are skipped.
+     */
+    public static List<String> splitSpecs(String list) {
+        List<String> specs = new ArrayList<>();
+        for (String raw : list.split(",")) {
+            String item = raw.strip();
+            if (item.isEmpty()) {
+                continue;
+            }
+            if (item.contains("=") && !item.contains(":") && !specs.isEmpty()) {
+                specs.set(specs.size() - 1, specs.getLast() + "," + item);
+            } else {
+                specs.add(item);
+            }
+        }
+        return specs;
     }
 
     public static EvictionPolicy policy(String scorerSpec, String allocatorSpec) {

@@ -51,6 +51,14 @@ class EvictionRegistryTest {
     }
 
     @Test
+    void listsSplitAtCommasAndKeyValueItemsContinueTheirSpec() {
+        assertEquals(java.util.List.of("snapkv:window=32,kernel=5", "capkv", "jacap:tau=20"),
+                EvictionPolicies.splitSpecs(" snapkv:window=32, kernel=5,,capkv,jacap:tau=20 "));
+        assertEquals(java.util.List.of("tau=5", "knorm"), EvictionPolicies.splitSpecs("tau=5,knorm")); // nothing to continue
+        assertTrue(EvictionPolicies.splitSpecs(" , ").isEmpty());
+    }
+
+    @Test
     void unknownNamesListTheValidOnes() {
         JacapException e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("snapvk"));
         for (String name : EvictionPolicies.SCORERS) assertTrue(e.getMessage().contains(name), e.getMessage());
