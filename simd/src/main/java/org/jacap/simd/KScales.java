@@ -22,24 +22,26 @@ final class KScales {
     }
 
     /**
-     * Scales and minimums of sub-blocks {@code 2c} and {@code 2c+1} in one call (the hot loops
-     * call this once per 64 weights): {@code sc[2c] | m[2c] << 8 | sc[2c+1] << 16 | m[2c+1] << 24}.
+     * All eight scales as the bytes of one long ({@code sc[j]} in byte {@code j}), from the 12
+     * bytes read as one long and one int: a handful of word-wide masks and shifts per block, so a
+     * kernel's per-sub-block cost is one shift and one mask.
      */
-    static int pairs(long lo, int hi, int c) {
-        int j = 2 * c;
-        if (c < 2) {
-            int s = (int) (lo >>> (8 * j));      // bytes j, j+1
-            int m = (int) (lo >>> (8 * j + 32)); // bytes j+4, j+5
-            return (s & 63) | (m & 63) << 8 | ((s >>> 8) & 63) << 16 | ((m >>> 8) & 63) << 24;
-        }
-        int q = hi >>> (8 * (j - 4));              // bytes j+4, j+5 (low 4 bits of sc, high 4 of m)
-        int t = (int) (lo >>> (8 * (j - 4)));      // bytes j-4, j-3 (top 2 bits of sc)
-        int u = (int) (lo >>> (8 * j));            // bytes j, j+1 (top 2 bits of m)
-        int sc1 = (q & 0x0F) | ((t >>> 6) & 3) << 4;
-        int m1 = ((q >>> 4) & 0x0F) | ((u >>> 6) & 3) << 4;
-        int sc2 = ((q >>> 8) & 0x0F) | ((t >>> 14) & 3) << 4;
-        int m2 = ((q >>> 12) & 0x0F) | ((u >>> 14) & 3) << 4;
-        return sc1 | m1 << 8 | sc2 << 16 | m2 << 24;
+    static long scales(long lo, int hi) {
+        int s03 = (int) lo;
+        int s47 = (hi & 0x0F0F0F0F) | ((s03 >>> 6) & 0x03030303) << 4;
+        return (s03 & 0x3F3F3F3FL) | (long) s47 << 32;
+    }
+
+    /** All eight minimums as the bytes of one long ({@code m[j]} in byte {@code j}); see {@link #scales}. */
+    static long mins(long lo, int hi) {
+        int m03 = (int) (lo >>> 32);
+        int m47 = ((hi >>> 4) & 0x0F0F0F0F) | ((m03 >>> 6) & 0x03030303) << 4;
+        return (m03 & 0x3F3F3F3FL) | (long) m47 << 32;
+    }
+
+    /** Byte {@code j} of a long from {@link #scales} or {@link #mins}. */
+    static int at(long packed, int j) {
+        return (int) (packed >>> 8 * j) & 0xFF;
     }
 
     /** Scale {@code j} from the 12 bytes read as one long and one int (two loads per block). */

@@ -52,12 +52,13 @@ final class Q4KKernel implements TypeKernel {
             float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
             for (int c = 0; c < 4; c++) {
-                int sm = KScales.pairs(lo, hi, c);
-                float d1 = d * (sm & 0xFF);
-                float m1 = dmin * ((sm >>> 8) & 0xFF);
-                float d2 = d * ((sm >>> 16) & 0xFF);
-                float m2 = dmin * (sm >>> 24);
+                float d1 = d * KScales.at(sc, 2 * c);
+                float m1 = dmin * KScales.at(mn, 2 * c);
+                float d2 = d * KScales.at(sc, 2 * c + 1);
+                float m2 = dmin * KScales.at(mn, 2 * c + 1);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
                     ByteVector q = ByteVector.fromMemorySegment(B64, src, offset + 16 + 32 * c + 8 * p, LE);
@@ -82,12 +83,13 @@ final class Q4KKernel implements TypeKernel {
             float dmin = HalfFloats.f16ToFloat(src.get(SHORT, o + 2));
             long lo = src.get(LONG, o + 4);
             int hi = src.get(INT, o + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
             for (int c = 0; c < 4; c++) {
-                int sm = KScales.pairs(lo, hi, c);
-                FloatVector d1 = FloatVector.broadcast(F, d * (sm & 0xFF));
-                FloatVector m1 = FloatVector.broadcast(F, -(dmin * ((sm >>> 8) & 0xFF)));
-                FloatVector d2 = FloatVector.broadcast(F, d * ((sm >>> 16) & 0xFF));
-                FloatVector m2 = FloatVector.broadcast(F, -(dmin * (sm >>> 24)));
+                FloatVector d1 = FloatVector.broadcast(F, d * KScales.at(sc, 2 * c));
+                FloatVector m1 = FloatVector.broadcast(F, -(dmin * KScales.at(mn, 2 * c)));
+                FloatVector d2 = FloatVector.broadcast(F, d * KScales.at(sc, 2 * c + 1));
+                FloatVector m2 = FloatVector.broadcast(F, -(dmin * KScales.at(mn, 2 * c + 1)));
                 int xo = xOff + 256 * b + 64 * c;
                 long qo = o + 16 + 32 * c;
                 for (int p = 0; p < 4; p++) {
@@ -124,10 +126,11 @@ final class Q4KKernel implements TypeKernel {
             long o = offset + (long) b * BYTES;
             long lo = src.get(LONG, o + 4);
             int hi = src.get(INT, o + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
             IntVector isum = IntVector.zero(I);
             int msum = 0;
             for (int c = 0; c < 4; c++) {
-                int sm = KScales.pairs(lo, hi, c);
                 int xo = 256 * b + 64 * c;
                 long qo = o + 16 + 32 * c;
                 ShortVector q0 = (ShortVector) ByteVector.fromMemorySegment(B128, src, qo, LE)
@@ -140,10 +143,10 @@ final class Q4KKernel implements TypeKernel {
                         .add(q1.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, xo + 48)));
                 IntVector ia = pa.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
                 IntVector ib = pb.reinterpretAsInts();
-                ia = ia.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(ia.lanewise(VectorOperators.ASHR, 16));
-                ib = ib.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(ib.lanewise(VectorOperators.ASHR, 16));
-                isum = isum.add(ia.mul(sm & 0xFF)).add(ib.mul((sm >>> 16) & 0xFF));
-                msum += ((sm >>> 8) & 0xFF) * xs[8 * b + 2 * c] + (sm >>> 24) * xs[8 * b + 2 * c + 1];
+                ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16); // three ops: see Bytes
+                ib = ib.add(ib.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+                isum = isum.add(ia.mul(KScales.at(sc, 2 * c))).add(ib.mul(KScales.at(sc, 2 * c + 1)));
+                msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
             }
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);

@@ -115,8 +115,8 @@ final class Q4_0Kernel implements TypeKernel {
             ShortVector p = q.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S256, xq, 32 * b))
                     .add(q.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
-            IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
-            IntVector si = pi.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(pi.lanewise(VectorOperators.ASHR, 16));
+            IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints in three ops, inline: see Bytes
+            IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
             acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);

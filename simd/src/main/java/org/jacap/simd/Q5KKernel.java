@@ -56,12 +56,13 @@ final class Q5KKernel implements TypeKernel {
             float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
             for (int c = 0; c < 4; c++) {
-                int sm = KScales.pairs(lo, hi, c);
-                float d1 = d * (sm & 0xFF);
-                float m1 = dmin * ((sm >>> 8) & 0xFF);
-                float d2 = d * ((sm >>> 16) & 0xFF);
-                float m2 = dmin * (sm >>> 24);
+                float d1 = d * KScales.at(sc, 2 * c);
+                float m1 = dmin * KScales.at(mn, 2 * c);
+                float d2 = d * KScales.at(sc, 2 * c + 1);
+                float m2 = dmin * KScales.at(mn, 2 * c + 1);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
                     pair(src, offset + 48 + 32 * c + 8 * p, offset + 16 + 8 * p, 2 * c, d1, m1, d2, m2,
@@ -123,13 +124,14 @@ final class Q5KKernel implements TypeKernel {
             float dmin = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2));
             long lo = src.get(LONG, offset + 4);
             int hi = src.get(INT, offset + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
             for (int c = 0; c < 4; c++) {
-                int sm = KScales.pairs(lo, hi, c);
                 int s = 16 * b + 4 * c;
-                scales[s] = d * (sm & 0xFF);
-                scales[s + 1] = dmin * ((sm >>> 8) & 0xFF);
-                scales[s + 2] = d * ((sm >>> 16) & 0xFF);
-                scales[s + 3] = dmin * (sm >>> 24);
+                scales[s] = d * KScales.at(sc, 2 * c);
+                scales[s + 1] = dmin * KScales.at(mn, 2 * c);
+                scales[s + 2] = d * KScales.at(sc, 2 * c + 1);
+                scales[s + 3] = dmin * KScales.at(mn, 2 * c + 1);
                 chunk(src, offset + 48 + 32 * c, offset + 16, c, q, 256 * b + 64 * c);
             }
         }

@@ -118,13 +118,16 @@ final class Q6KKernel implements TypeKernel {
     static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
         FloatVector acc = FloatVector.zero(F);
         FloatVector acc2 = FloatVector.zero(F);
-        for (int i = 0; i < count; i += 32) {
+        // Counted over groups of 32 so every index is linear in k: C2 then unrolls and hoists the
+        // bounds checks (with scales[i >>> 4] it kept two checks per group and did not unroll).
+        for (int k = 0, groups = count / 32; k < groups; k++) {
+            int i = 32 * k;
             FloatVector s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F, x, xOff + i));
             FloatVector s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
             s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
             s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
-            acc = s1.fma(FloatVector.broadcast(F, scales[i >>> 4]), acc);
-            acc2 = s2.fma(FloatVector.broadcast(F, scales[(i >>> 4) + 1]), acc2);
+            acc = s1.fma(FloatVector.broadcast(F, scales[2 * k]), acc);
+            acc2 = s2.fma(FloatVector.broadcast(F, scales[2 * k + 1]), acc2);
         }
         return acc.add(acc2).reduceLanes(VectorOperators.ADD);
     }
