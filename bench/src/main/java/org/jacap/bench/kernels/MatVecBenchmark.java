@@ -40,8 +40,11 @@ public class MatVecBenchmark {
     @Param({"F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "Q8_K"})
     public String type;
 
-    /** rows x cols (outputs x input width). */
-    @Param({"2048x2048", "8192x2048"})
+    /**
+     * rows x cols (outputs x input width). 32768x2048 is larger than a 32 MiB L3 for every type of
+     * 4 bits or more (Q8_0 68 MiB, Q4_0 36 MiB), so it streams from memory like a real decode.
+     */
+    @Param({"2048x2048", "8192x2048", "32768x2048"})
     public String shape;
 
     @Param({"1", "2"})
