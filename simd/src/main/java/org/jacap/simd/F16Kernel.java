@@ -1,14 +1,8 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.I;
-import static org.jacap.simd.Layouts.LE;
-import static org.jacap.simd.Layouts.S128;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /** F16: 2 bytes per element, little-endian IEEE half. */
@@ -24,15 +18,15 @@ final class F16Kernel implements TypeKernel {
         return VecDotType.F16;
     }
 
+    /**
+     * A plain loop over {@link Float#float16ToFloat}: C2 compiles it to {@code vcvtph2ps} on CPUs
+     * with F16C, 8 values per instruction (measured 13-15 G values/s against ~3 for a hand-written
+     * bit conversion in the Vector API); without F16C it stays a scalar loop, still exact.
+     */
     @Override
     public void dequantize(MemorySegment src, long offset, float[] dst, int dstOff, int count) {
-        int i = 0;
-        for (int bound = count & ~7; i < bound; i += 8) {
-            ShortVector h = ShortVector.fromMemorySegment(S128, src, offset + 2L * i, LE);
-            HalfVectors.f16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0)).intoArray(dst, dstOff + i);
-        }
-        for (; i < count; i++) {
-            dst[dstOff + i] = HalfFloats.f16ToFloat(src.get(SHORT, offset + 2L * i));
+        for (int i = 0; i < count; i++) {
+            dst[dstOff + i] = Float.float16ToFloat(src.get(SHORT, offset + 2L * i));
         }
     }
 
