@@ -177,7 +177,9 @@ final class Q5KKernel implements TypeKernel {
     /** {@code Σ_j scales[2j]·Σ q·x - scales[2j+1]·Σ x} over the sub-blocks of 32 of {@code count} weights. */
     static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
         FloatVector acc = FloatVector.zero(F);
-        for (int i = 0; i < count; i += 32) {
+        // Counted over groups of 32 so every index is linear in k (see Q6KKernel.dotBytes).
+        for (int k = 0, groups = count / 32; k < groups; k++) {
+            int i = 32 * k;
             FloatVector x0 = FloatVector.fromArray(F, x, xOff + i);
             FloatVector x1 = FloatVector.fromArray(F, x, xOff + i + 8);
             FloatVector x2 = FloatVector.fromArray(F, x, xOff + i + 16);
@@ -187,9 +189,8 @@ final class Q5KKernel implements TypeKernel {
             sq = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).fma(x2, sq);
             sq2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(x3, sq2);
             FloatVector sx = x0.add(x1).add(x2.add(x3));
-            int j = i >>> 4; // 2 * (i / 32)
-            acc = sq.add(sq2).fma(FloatVector.broadcast(F, scales[j]), acc);
-            acc = sx.fma(FloatVector.broadcast(F, -scales[j + 1]), acc);
+            acc = sq.add(sq2).fma(FloatVector.broadcast(F, scales[2 * k]), acc);
+            acc = sx.fma(FloatVector.broadcast(F, -scales[2 * k + 1]), acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);
     }
