@@ -16,11 +16,6 @@ import java.lang.foreign.MemorySegment;
 final class KScales {
     private KScales() {}
 
-    /** Byte {@code k} (0..11) of the packed scales given as bytes 0-7 ({@code lo}) and 8-11 ({@code hi}). */
-    private static int b(long lo, int hi, int k) {
-        return k < 8 ? (int) (lo >>> (8 * k)) & 0xFF : (hi >>> (8 * (k - 8))) & 0xFF;
-    }
-
     /**
      * All eight scales as the bytes of one long ({@code sc[j]} in byte {@code j}), from the 12
      * bytes read as one long and one int: a handful of word-wide masks and shifts per block, so a
@@ -42,22 +37,6 @@ final class KScales {
     /** Byte {@code j} of a long from {@link #scales} or {@link #mins}. */
     static int at(long packed, int j) {
         return (int) (packed >>> 8 * j) & 0xFF;
-    }
-
-    /** Scale {@code j} from the 12 bytes read as one long and one int (two loads per block). */
-    static int scale(long lo, int hi, int j) {
-        if (j < 4) {
-            return b(lo, hi, j) & 63;
-        }
-        return (b(lo, hi, j + 4) & 0x0F) | (b(lo, hi, j - 4) >>> 6) << 4;
-    }
-
-    /** Minimum {@code j} from the 12 bytes read as one long and one int. */
-    static int min(long lo, int hi, int j) {
-        if (j < 4) {
-            return b(lo, hi, j + 4) & 63;
-        }
-        return (b(lo, hi, j + 4) >>> 4) | (b(lo, hi, j) >>> 6) << 4;
     }
 
     static int scale(MemorySegment src, long scales, int j) {
