@@ -15,9 +15,11 @@ import jdk.incubator.vector.VectorOperators;
  *
  * <p>A helper that takes or returns vectors is only fast when C2 inlines it; when it does not
  * (the caller is past its inlining budget, or "callee uses too much stack"), vectors are boxed
- * and the kernel runs ~10x slower. So the integer kernels write their pair sums (shorts to ints:
- * {@code (v << 16 >> 16) + (v >> 16)} on int lanes, AVX2's {@code pmaddwd} against ones, which
- * the Vector API does not expose) inline rather than calling a helper here.
+ * and the kernel runs ~10x slower. So the integer kernels write their pair sums (shorts to ints,
+ * AVX2's {@code pmaddwd} against ones, which the Vector API does not expose) inline rather than
+ * calling a helper here: {@code (v << 16 >> 16) + (v >> 16)} on int lanes in Q8_0, whose 16-bit
+ * sums reach 32512, and the three-op {@code (v + (v << 16)) >> 16} in Q4_0 and Q4_K, valid while
+ * the two shorts of a lane add up to less than 2^15 in magnitude.
  */
 final class Bytes {
     private Bytes() {}

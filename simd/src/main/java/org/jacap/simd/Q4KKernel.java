@@ -102,7 +102,6 @@ final class Q4KKernel implements TypeKernel {
         return acc.add(acc2).reduceLanes(VectorOperators.ADD);
     }
 
-    /** Scalar twin of {@link #dot}, factored the same way. */
     @Override
     public boolean hasQ8Dot() {
         return true;
@@ -181,6 +180,7 @@ final class Q4KKernel implements TypeKernel {
         return sum - minimums;
     }
 
+    /** Scalar twin of {@link #dot}, factored the same way. */
     @Override
     public float dotScalar(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
         float sum = 0f;
