@@ -9,8 +9,7 @@ import java.nio.file.StandardCopyOption;
 
 /** Writes a text file through a temporary sibling and a rename, so a failure never leaves half a file. */
 final class AtomicFiles {
-    private AtomicFiles() {
-    }
+    private AtomicFiles() {}
 
     static void writeString(Path target, String text) throws IOException {
         Path absolute = target.toAbsolutePath();

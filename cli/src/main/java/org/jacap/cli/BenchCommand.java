@@ -19,7 +19,6 @@ import org.jacap.bench.throughput.BenchTest;
 import org.jacap.bench.throughput.ReportFormat;
 import org.jacap.bench.throughput.ThroughputBenchmark;
 import org.jacap.kv.eviction.EvictionPolicies;
-import org.jacap.simd.Precision;
 import org.jacap.simd.VectorSupport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,7 +26,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code jacap bench}: prefill and decode throughput, printed like llama.cpp's llama-bench. */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = {
             "Measures prompt processing (ppN: one prefill of N tokens) and text generation (tgN: N single-token "
                     + "decodes) in tokens/s, mean ± stddev over repetitions, as llama-bench does.",
@@ -38,58 +40,94 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-m", "--model"}, paramLabel = "MODEL", description = "GGUF model to measure (default: a synthetic model).")
+    @Option(
+            names = {"-m", "--model"},
+            paramLabel = "MODEL",
+            description = "GGUF model to measure (default: a synthetic model).")
     Path model;
 
-    @Option(names = "--synthetic", paramLabel = "SHAPE",
-            description = "Synthetic model shape without -m: tiny (4M params) or 1b (Llama-3.2-1B shapes) (default: tiny).")
+    @Option(
+            names = "--synthetic",
+            paramLabel = "SHAPE",
+            description =
+                    "Synthetic model shape without -m: tiny (4M params) or 1b (Llama-3.2-1B shapes) (default: tiny).")
     String shape;
 
-    @Option(names = "--type", paramLabel = "TYPE",
+    @Option(
+            names = "--type",
+            paramLabel = "TYPE",
             description = "Synthetic weight type: q8_0, q4_0, q4_k (Q4_K_M) or f16 (default: q4_0).")
     String type;
 
-    @Option(names = {"-p", "--n-prompt"}, paramLabel = "N[,N...]", split = ",",
+    @Option(
+            names = {"-p", "--n-prompt"},
+            paramLabel = "N[,N...]",
+            split = ",",
             description = "Prompt lengths of the pp tests; 0 for none (default: ${DEFAULT-VALUE}).")
     List<Integer> prompts = List.of(512);
 
-    @Option(names = {"-n", "--n-gen"}, paramLabel = "N[,N...]", split = ",",
+    @Option(
+            names = {"-n", "--n-gen"},
+            paramLabel = "N[,N...]",
+            split = ",",
             description = "Generation lengths of the tg tests; 0 for none (default: ${DEFAULT-VALUE}).")
     List<Integer> gens = List.of(128);
 
-    @Option(names = {"-r", "--repetitions"}, paramLabel = "N", description = "Timed repetitions per test (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-r", "--repetitions"},
+            paramLabel = "N",
+            description = "Timed repetitions per test (default: ${DEFAULT-VALUE}).")
     int repetitions = 3;
 
-    @Option(names = "--warmup", paramLabel = "N",
+    @Option(
+            names = "--warmup",
+            paramLabel = "N",
             description = "Untimed repetitions before the timed ones; the JIT compiles during these "
                     + "(default: until two agree within 3%% after 2 s, at most 15 s; one 5 s repetition is enough).")
     Integer warmups;
 
-    @Option(names = {"-t", "--threads"}, paramLabel = "N[,N...]", split = ",",
+    @Option(
+            names = {"-t", "--threads"},
+            paramLabel = "N[,N...]",
+            split = ",",
             description = "Thread counts to measure (default: every processor, ${DEFAULT-VALUE} here).")
     List<Integer> threads = List.of(Runtime.getRuntime().availableProcessors());
 
-    @Option(names = {"-o", "--output"}, paramLabel = "md|csv|json", description = "Output format (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "md|csv|json",
+            description = "Output format (default: ${DEFAULT-VALUE}).")
     String output = "md";
 
-    @Option(names = "--precision", paramLabel = "native|f32",
-            description = "native: activations quantized like llama.cpp's CPU path; f32: float activations (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--precision",
+            paramLabel = "native|f32",
+            description =
+                    "native: activations quantized like llama.cpp's CPU path; f32: float activations (default: ${DEFAULT-VALUE}).")
     String precision = "native";
 
-    @Option(names = "--kv-policy", paramLabel = "P[,P...]",
+    @Option(
+            names = "--kv-policy",
+            paramLabel = "P[,P...]",
             description = "Also time these eviction policies after each pp test: the prefill with the policy's "
                     + "statistics gathered, then one compression to --kv-ratio (e.g. capkv,snapkv,jacap).")
     String kvPolicies;
 
-    @Option(names = "--kv-ratio", paramLabel = "R",
+    @Option(
+            names = "--kv-ratio",
+            paramLabel = "R",
             description = "Compression ratio of the --kv-policy measurements (default: ${DEFAULT-VALUE}).")
     double kvRatio = 0.5;
 
-    @Option(names = "--seed", paramLabel = "N",
+    @Option(
+            names = "--seed",
+            paramLabel = "N",
             description = "Seed of the synthetic weights and of the random token ids (default: ${DEFAULT-VALUE}).")
     long seed = 42;
 
-    @Option(names = "--cache-dir", paramLabel = "DIR",
+    @Option(
+            names = "--cache-dir",
+            paramLabel = "DIR",
             description = "Where synthetic models are cached (default: $XDG_CACHE_HOME/jacap or ~/.cache/jacap).")
     Path cacheDir;
 
@@ -99,7 +137,10 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ReportFormat format = parseFormat();
         if (model != null && (shape != null || type != null)) {
-            SamplingOptions.check(spec, false, "--synthetic and --type describe the generated model; they cannot be combined with -m");
+            SamplingOptions.check(
+                    spec,
+                    false,
+                    "--synthetic and --type describe the generated model; they cannot be combined with -m");
         }
         if (kvPolicies == null && spec.commandLine().getParseResult().hasMatchedOption("--kv-ratio")) {
             SamplingOptions.check(spec, false, "--kv-ratio needs --kv-policy");
@@ -107,9 +148,15 @@ final class BenchCommand implements Callable<Integer> {
         SamplingOptions.check(spec, warmups == null || warmups >= 0, "--warmup must be >= 0 (got " + warmups + ")");
         SamplingOptions.check(spec, repetitions >= 1, "-r must be >= 1 (got " + repetitions + ")");
         SamplingOptions.check(spec, threads.stream().allMatch(t -> t >= 1), "-t thread counts must be >= 1");
-        ThroughputBenchmark.Settings settings = new ThroughputBenchmark.Settings(tests(), threads, repetitions,
-                warmups == null ? ThroughputBenchmark.AUTO_WARMUP : warmups, ModelOptions.parsePrecision(spec, precision), seed,
-                kvPolicies == null ? List.of() : EvictionPolicies.splitSpecs(kvPolicies), kvRatio);
+        ThroughputBenchmark.Settings settings = new ThroughputBenchmark.Settings(
+                tests(),
+                threads,
+                repetitions,
+                warmups == null ? ThroughputBenchmark.AUTO_WARMUP : warmups,
+                ModelOptions.parsePrecision(spec, precision),
+                seed,
+                kvPolicies == null ? List.of() : EvictionPolicies.splitSpecs(kvPolicies),
+                kvRatio);
         VectorSupport.warning().ifPresent(err::println);
         Path path = model != null ? checkedModel() : synthetic(err);
         ProgressBar bar = new ProgressBar(err, "bench", Terminal.interactive());
@@ -159,14 +206,16 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private Path synthetic(PrintWriter err) throws IOException {
-        SyntheticPlan plan = SyntheticPlan.of(SyntheticShape.parse(shape == null ? "tiny" : shape),
-                SyntheticType.parse(type == null ? "q4_0" : type), seed);
+        SyntheticPlan plan = SyntheticPlan.of(
+                SyntheticShape.parse(shape == null ? "tiny" : shape),
+                SyntheticType.parse(type == null ? "q4_0" : type),
+                seed);
         Path dir = cacheDir != null ? cacheDir : CacheDirectory.defaultPath();
         if (SyntheticModel.isCached(plan, dir)) {
             return dir.resolve(plan.fileName());
         }
-        err.println("generating " + plan.fileName() + " (" + Units.bytes(plan.tensorBytes()) + " of weights, seed " + seed
-                + ") into " + dir + " ...");
+        err.println("generating " + plan.fileName() + " (" + Units.bytes(plan.tensorBytes()) + " of weights, seed "
+                + seed + ") into " + dir + " ...");
         err.flush();
         long start = System.nanoTime();
         ProgressBar bar = new ProgressBar(err, "generating", Terminal.interactive());

@@ -4,8 +4,7 @@ import java.nio.file.Path;
 
 /** Where generated files are cached: {@code $XDG_CACHE_HOME/jacap}, else {@code ~/.cache/jacap}. */
 final class CacheDirectory {
-    private CacheDirectory() {
-    }
+    private CacheDirectory() {}
 
     static Path defaultPath() {
         String xdg = System.getenv("XDG_CACHE_HOME");

@@ -23,15 +23,22 @@ import picocli.CommandLine.Spec;
  * {@code jacap chat}: a conversation on stdin/stdout using the model's chat template. One line is
  * one user message; {@code /reset} starts over, {@code /exit} or end of input quits.
  */
-@Command(name = "chat", sortOptions = false,
-        description = {"Chat with the model using its chat template: one line per message.",
-            "Commands: /reset (start over), /exit (or end of input) to quit."})
+@Command(
+        name = "chat",
+        sortOptions = false,
+        description = {
+            "Chat with the model using its chat template: one line per message.",
+            "Commands: /reset (start over), /exit (or end of input) to quit."
+        })
 final class ChatCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
     @Mixin
@@ -40,7 +47,10 @@ final class ChatCommand implements Callable<Integer> {
     @Option(names = "--system", paramLabel = "S", description = "System message that opens the conversation.")
     String system;
 
-    @Option(names = {"-n", "--n-predict"}, paramLabel = "N", description = "Tokens per reply at most (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-n", "--n-predict"},
+            paramLabel = "N",
+            description = "Tokens per reply at most (default: ${DEFAULT-VALUE}).")
     int maxTokens = 512;
 
     @Mixin
@@ -59,7 +69,9 @@ final class ChatCommand implements Callable<Integer> {
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
         var kvPolicy = kv.kvPolicy(spec);
-        options = GenerationOptions.defaults().withMaxTokens(maxTokens).withSampler(sampling.toConfig(spec))
+        options = GenerationOptions.defaults()
+                .withMaxTokens(maxTokens)
+                .withSampler(sampling.toConfig(spec))
                 .withStopStrings(stops);
 
         PrintWriter out = spec.commandLine().getOut();
@@ -67,7 +79,8 @@ final class ChatCommand implements Callable<Integer> {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         boolean interactive = Terminal.interactive();
         try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(modelOptions.sessionOptions().withSystemPrompt(system).withKvPolicy(kvPolicy))) {
+                Session session = engine.newSession(
+                        modelOptions.sessionOptions().withSystemPrompt(system).withKvPolicy(kvPolicy))) {
             ChatTemplate template = engine.chatTemplate();
             err.println("chat template: " + template.family());
             template.warning().ifPresent(w -> err.println("warning: " + w));
@@ -98,7 +111,8 @@ final class ChatCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void reply(Session session, String line, GenerationOptions options, PrintWriter out, PrintWriter err) {
+    private static void reply(
+            Session session, String line, GenerationOptions options, PrintWriter out, PrintWriter err) {
         boolean[] started = {false};
         try {
             session.chat(line, options, (id, text) -> {

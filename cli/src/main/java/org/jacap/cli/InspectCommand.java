@@ -39,8 +39,11 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--json", description = "machine-readable output, every value in full")
     boolean json;
 
-    @Option(names = "--key", paramLabel = "KEY",
-            description = "print only this metadata key's value, in full (arrays one element per line; with --json as JSON)")
+    @Option(
+            names = "--key",
+            paramLabel = "KEY",
+            description =
+                    "print only this metadata key's value, in full (arrays one element per line; with --json as JSON)")
     String key;
 
     @Override
@@ -61,7 +64,8 @@ final class InspectCommand implements Callable<Integer> {
     }
 
     private String keyValue(GgufFile file) {
-        GgufValue v = file.metadata().get(key)
+        GgufValue v = file.metadata()
+                .get(key)
                 .orElseThrow(() -> new JacapException("no metadata key '" + ValueText.escaped(key) + "' in " + model));
         if (json) {
             return Json.write(InspectJson.value(v));

@@ -79,13 +79,14 @@ final class InspectJson {
             case GgufValue.ArrayValue a -> {
                 List<Object> list = new ArrayList<>(a.length());
                 for (int i = 0; i < a.length(); i++) {
-                    list.add(switch (a.elementType()) {
-                        case STRING -> a.strings()[i];
-                        case ARRAY -> value(a.arrays()[i]);
-                        case BOOL -> a.bools()[i];
-                        case FLOAT32, FLOAT64 -> floating(a.elementType(), a.doubles()[i]);
-                        default -> integer(a.elementType(), a.longs()[i]);
-                    });
+                    list.add(
+                            switch (a.elementType()) {
+                                case STRING -> a.strings()[i];
+                                case ARRAY -> value(a.arrays()[i]);
+                                case BOOL -> a.bools()[i];
+                                case FLOAT32, FLOAT64 -> floating(a.elementType(), a.doubles()[i]);
+                                default -> integer(a.elementType(), a.longs()[i]);
+                            });
                 }
                 yield list;
             }

@@ -21,7 +21,10 @@ final class InspectReport {
         if (!file.tensors().isEmpty()) {
             facts.add("data", "starts at byte " + grouped(file.dataStart()));
         }
-        facts.add("contents", file.metadata().keys().size() + " metadata keys, " + file.tensors().size() + " tensors");
+        facts.add(
+                "contents",
+                file.metadata().keys().size() + " metadata keys, "
+                        + file.tensors().size() + " tensors");
         for (String w : file.warnings()) {
             facts.add("warning", w);
         }
@@ -42,7 +45,11 @@ final class InspectReport {
             TextTable t = new TextTable(">#", "key", "type", "value");
             int i = 0;
             for (Map.Entry<String, GgufValue> e : file.metadata().asMap().entrySet()) {
-                t.add(Integer.toString(i++), ValueText.escaped(e.getKey()), ValueText.typeName(e.getValue()), ValueText.abbreviated(e.getValue()));
+                t.add(
+                        Integer.toString(i++),
+                        ValueText.escaped(e.getKey()),
+                        ValueText.typeName(e.getValue()),
+                        ValueText.abbreviated(e.getValue()));
             }
             t.appendTo(sb, "  ");
         }
@@ -52,8 +59,13 @@ final class InspectReport {
             TextTable t = new TextTable(">#", "name", "type", "shape", ">bytes", ">file offset");
             int i = 0;
             for (GgufTensorInfo info : file.tensors()) {
-                t.add(Integer.toString(i++), ValueText.escaped(info.name()), info.type().name(), info.shape(),
-                        grouped(info.byteSize()), grouped(file.dataStart() + info.offset()));
+                t.add(
+                        Integer.toString(i++),
+                        ValueText.escaped(info.name()),
+                        info.type().name(),
+                        info.shape(),
+                        grouped(info.byteSize()),
+                        grouped(file.dataStart() + info.offset()));
             }
             t.appendTo(sb, "  ");
         }

@@ -48,7 +48,8 @@ final class Json {
     private static final int MAX_INLINE_ENTRIES = 10;
 
     private static boolean flat(Object v) {
-        return !(v instanceof Map) && !(v instanceof List<?> l && l.stream().anyMatch(x -> x instanceof Map || x instanceof List));
+        return !(v instanceof Map)
+                && !(v instanceof List<?> l && l.stream().anyMatch(x -> x instanceof Map || x instanceof List));
     }
 
     private static void object(StringBuilder sb, Map<?, ?> m, int indent) {

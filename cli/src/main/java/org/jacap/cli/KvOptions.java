@@ -14,31 +14,48 @@ import picocli.CommandLine.ParameterException;
 /** The KV-cache eviction flags, shared by {@code run} and {@code chat}. */
 final class KvOptions {
 
-    @Option(names = "--kv-policy", paramLabel = "NAME[:k=v,...]",
-            description = {"KV-cache eviction policy (default: none): none, random, streaming, knorm, keydiff, snapkv,"
-                    + " tova, h2o, expected, capkv, jacap, jacap-literal, greedy; parameters as in"
-                    + " jacap:tau=20 or snapkv:window=32. Needs --kv-ratio or --kv-budget."})
+    @Option(
+            names = "--kv-policy",
+            paramLabel = "NAME[:k=v,...]",
+            description = {
+                "KV-cache eviction policy (default: none): none, random, streaming, knorm, keydiff, snapkv,"
+                        + " tova, h2o, expected, capkv, jacap, jacap-literal, greedy; parameters as in"
+                        + " jacap:tau=20 or snapkv:window=32. Needs --kv-ratio or --kv-budget."
+            })
     String policy;
 
-    @Option(names = "--kv-allocator", paramLabel = "uniform|pyramid|ada",
+    @Option(
+            names = "--kv-allocator",
+            paramLabel = "uniform|pyramid|ada",
             description = "How a layer's budget is shared among KV heads and layers (default: uniform).")
     String allocator;
 
-    @Option(names = "--kv-ratio", paramLabel = "R",
-            description = "Compress the prompt's cache: every layer and KV head keeps (1-R) of its entries, R in [0,1).")
+    @Option(
+            names = "--kv-ratio",
+            paramLabel = "R",
+            description =
+                    "Compress the prompt's cache: every layer and KV head keeps (1-R) of its entries, R in [0,1).")
     Double ratio;
 
-    @Option(names = "--kv-budget", paramLabel = "N",
-            description = {"Entries kept per layer and KV head, during the prompt and generation alike: memory stays"
-                    + " bounded and generation may run past the cache size (up to --ctx when given)."})
+    @Option(
+            names = "--kv-budget",
+            paramLabel = "N",
+            description = {
+                "Entries kept per layer and KV head, during the prompt and generation alike: memory stays"
+                        + " bounded and generation may run past the cache size (up to --ctx when given)."
+            })
     Integer budget;
 
-    @Option(names = "--kv-slack", paramLabel = "N",
+    @Option(
+            names = "--kv-slack",
+            paramLabel = "N",
             description = "With --kv-budget: entries a head may grow past the budget before the next eviction"
                     + " (default: max(16, budget/8)).")
     Integer slack;
 
-    @Option(names = "--kv-protect", paramLabel = "SINKS,RECENT",
+    @Option(
+            names = "--kv-protect",
+            paramLabel = "SINKS,RECENT",
             description = "Always keep the first SINKS and the last RECENT entries, whatever the policy.")
     String protect;
 
@@ -65,20 +82,32 @@ final class KvOptions {
         if (!kv.policy().equals("none")) {
             err.println("       KV policy = " + kv.policy());
         }
-        err.println(String.format(Locale.ROOT,
+        err.println(String.format(
+                Locale.ROOT,
                 "        KV cache = %10d entries (peak %d per head), %s in use, %s allocated",
-                kv.entries(), kv.peakHeadLength(), bytes(kv.bytesInUse()), bytes(kv.bytesAllocated())));
+                kv.entries(),
+                kv.peakHeadLength(),
+                bytes(kv.bytesInUse()),
+                bytes(kv.bytesAllocated())));
         if (!kv.policy().equals("none")) {
-            err.println(String.format(Locale.ROOT,
+            err.println(String.format(
+                    Locale.ROOT,
                     "   eviction time = %10.2f ms / %5d events (prompt %.2f ms, eval %.2f ms; %d entries evicted)",
-                    kv.evictionNanos() / 1e6, kv.promptEvents() + kv.decodeEvents(), kv.promptEvictionNanos() / 1e6,
-                    kv.decodeEvictionNanos() / 1e6, kv.entriesEvicted()));
+                    kv.evictionNanos() / 1e6,
+                    kv.promptEvents() + kv.decodeEvents(),
+                    kv.promptEvictionNanos() / 1e6,
+                    kv.decodeEvictionNanos() / 1e6,
+                    kv.entriesEvicted()));
             long promptForward = Math.max(0, t.promptEvalNanos() - kv.promptEvictionNanos());
             long evalForward = Math.max(0, t.evalNanos() - kv.decodeEvictionNanos());
-            err.println(String.format(Locale.ROOT,
+            err.println(String.format(
+                    Locale.ROOT,
                     "    forward time = %10.2f ms (prompt %.2f ms, %.2f tokens per second; eval %.2f ms, %.2f tokens per second)",
-                    (promptForward + evalForward) / 1e6, promptForward / 1e6, perSecond(t.promptTokens(), promptForward),
-                    evalForward / 1e6, perSecond(t.evalTokens(), evalForward)));
+                    (promptForward + evalForward) / 1e6,
+                    promptForward / 1e6,
+                    perSecond(t.promptTokens(), promptForward),
+                    evalForward / 1e6,
+                    perSecond(t.evalTokens(), evalForward)));
         }
         err.flush();
     }
@@ -88,9 +117,15 @@ final class KvOptions {
     }
 
     private static String bytes(long b) {
-        if (b < 1024) return b + " B";
-        if (b < 1024L * 1024) return String.format(Locale.ROOT, "%.2f KiB", b / 1024.0);
-        if (b < 1024L * 1024 * 1024) return String.format(Locale.ROOT, "%.2f MiB", b / (1024.0 * 1024));
+        if (b < 1024) {
+            return b + " B";
+        }
+        if (b < 1024L * 1024) {
+            return String.format(Locale.ROOT, "%.2f KiB", b / 1024.0);
+        }
+        if (b < 1024L * 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.2f MiB", b / (1024.0 * 1024));
+        }
         return String.format(Locale.ROOT, "%.2f GiB", b / (1024.0 * 1024 * 1024));
     }
 }

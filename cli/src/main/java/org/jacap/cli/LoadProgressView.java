@@ -43,8 +43,15 @@ final class LoadProgressView implements LoadProgress {
         }
         shownPermille = permille;
         int filled = permille * BAR / 1000;
-        err.print(String.format(Locale.ROOT, "\rloading %s [%s%s] %3d%% %s / %s", name,
-                "#".repeat(filled), ".".repeat(BAR - filled), permille / 10, size(done), size(total)));
+        err.print(String.format(
+                Locale.ROOT,
+                "\rloading %s [%s%s] %3d%% %s / %s",
+                name,
+                "#".repeat(filled),
+                ".".repeat(BAR - filled),
+                permille / 10,
+                size(done),
+                size(total)));
         err.flush();
     }
 

@@ -18,25 +18,37 @@ import picocli.CommandLine.Option;
 /** The flags that say which model to load and how: shared by {@code run} and {@code chat}. */
 final class ModelOptions {
 
-    @Option(names = {"-m", "--model"}, required = true, paramLabel = "MODEL", description = "GGUF model file.")
+    @Option(
+            names = {"-m", "--model"},
+            required = true,
+            paramLabel = "MODEL",
+            description = "GGUF model file.")
     Path model;
 
-    @Option(names = {"-t", "--threads"}, paramLabel = "T",
+    @Option(
+            names = {"-t", "--threads"},
+            paramLabel = "T",
             description = "Compute threads (default: every processor, ${DEFAULT-VALUE} here).")
     int threads = Runtime.getRuntime().availableProcessors();
 
-    @Option(names = {"-c", "--ctx"}, paramLabel = "C",
+    @Option(
+            names = {"-c", "--ctx"},
+            paramLabel = "C",
             description = "Context length in tokens; 0 = the model's own (default: ${DEFAULT-VALUE}).")
     int contextLength = 0;
 
-    @Option(names = "--precision", paramLabel = "native|f32",
-            description = "native: activations quantized like llama.cpp's CPU path; f32: float activations (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--precision",
+            paramLabel = "native|f32",
+            description =
+                    "native: activations quantized like llama.cpp's CPU path; f32: float activations (default: ${DEFAULT-VALUE}).")
     String precision = "native";
 
     /** Checks the values before anything is loaded. */
     void validate(CommandSpec spec) {
         SamplingOptions.check(spec, threads >= 1, "--threads must be >= 1 (got " + threads + ")");
-        SamplingOptions.check(spec, contextLength >= 0, "--ctx must be >= 0 (got " + contextLength + "; 0 = the model's)");
+        SamplingOptions.check(
+                spec, contextLength >= 0, "--ctx must be >= 0 (got " + contextLength + "; 0 = the model's)");
         parsedPrecision(spec);
     }
 
@@ -70,8 +82,8 @@ final class ModelOptions {
         if (!Files.isRegularFile(model)) {
             throw new JacapException("not a model file: " + model);
         }
-        LoadProgressView view = new LoadProgressView(err, Terminal.interactive(),
-                String.valueOf(model.getFileName()), Files.size(model));
+        LoadProgressView view = new LoadProgressView(
+                err, Terminal.interactive(), String.valueOf(model.getFileName()), Files.size(model));
         Engine engine = Engine.load(model, new EngineOptions(threads, parsedPrecision(spec), view));
         view.finished();
         return engine;

@@ -85,16 +85,24 @@ record ModelSummary(List<Line> lines) {
         }
         Map<String, Long> sorted = new LinkedHashMap<>();
         counts.entrySet().stream()
-                .sorted(Map.Entry.<GgmlType, Long>comparingByValue(Comparator.reverseOrder()).thenComparing(Map.Entry.comparingByKey()))
+                .sorted(Map.Entry.<GgmlType, Long>comparingByValue(Comparator.reverseOrder())
+                        .thenComparing(Map.Entry.comparingByKey()))
                 .forEach(e -> sorted.put(e.getKey().name(), e.getValue()));
         StringBuilder text = new StringBuilder();
-        sorted.forEach((type, n) -> text.append(text.isEmpty() ? "" : ", ").append(type).append(" ×").append(n));
+        sorted.forEach((type, n) -> text.append(text.isEmpty() ? "" : ", ")
+                .append(type)
+                .append(" ×")
+                .append(n));
         lines.add(new Line("tensor types", "tensor_types", text.toString(), sorted));
         long params = file.parameterCount();
-        lines.add(new Line("tensor data", "tensor_bytes", grouped(bytes) + " bytes (" + humanBytes(bytes) + ")", bytes));
+        lines.add(
+                new Line("tensor data", "tensor_bytes", grouped(bytes) + " bytes (" + humanBytes(bytes) + ")", bytes));
         if (params > 0) {
             double bpw = bytes * 8.0 / params;
-            lines.add(new Line("bits per weight", "bits_per_weight", String.format(Locale.ROOT, "%.2f", bpw),
+            lines.add(new Line(
+                    "bits per weight",
+                    "bits_per_weight",
+                    String.format(Locale.ROOT, "%.2f", bpw),
                     Math.round(bpw * 1000) / 1000.0));
         }
     }

@@ -28,14 +28,19 @@ import picocli.CommandLine.Spec;
  * {@code jacap run}: one prompt, one streamed completion on stdout, llama.cpp-style timings on
  * stderr.
  */
-@Command(name = "run", sortOptions = false,
+@Command(
+        name = "run",
+        sortOptions = false,
         description = "Generate text from a prompt and stream it to stdout; timings go to stderr.")
 final class RunCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
     @Mixin
@@ -45,18 +50,29 @@ final class RunCommand implements Callable<Integer> {
     PromptSource prompt;
 
     static final class PromptSource {
-        @Option(names = {"-p", "--prompt"}, paramLabel = "PROMPT", description = "Prompt text (\"\" = BOS only).")
+        @Option(
+                names = {"-p", "--prompt"},
+                paramLabel = "PROMPT",
+                description = "Prompt text (\"\" = BOS only).")
         String text;
 
-        @Option(names = "--prompt-ids", paramLabel = "IDS",
+        @Option(
+                names = "--prompt-ids",
+                paramLabel = "IDS",
                 description = "Prompt as comma-separated token ids (e.g. 1,403,407), used as given (no BOS added).")
         String ids;
 
-        @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "Read the prompt from a UTF-8 file.")
+        @Option(
+                names = {"-f", "--file"},
+                paramLabel = "FILE",
+                description = "Read the prompt from a UTF-8 file.")
         Path file;
     }
 
-    @Option(names = {"-n", "--n-predict"}, paramLabel = "N", description = "Tokens to generate at most (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = {"-n", "--n-predict"},
+            paramLabel = "N",
+            description = "Tokens to generate at most (default: ${DEFAULT-VALUE}).")
     int maxTokens = GenerationOptions.DEFAULT_MAX_TOKENS;
 
     @Mixin
@@ -65,7 +81,10 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     KvOptions kv;
 
-    @Option(names = "--stop", paramLabel = "STR", description = "Stop before this text (repeatable); it is not printed.")
+    @Option(
+            names = "--stop",
+            paramLabel = "STR",
+            description = "Stop before this text (repeatable); it is not printed.")
     List<String> stops = new ArrayList<>();
 
     @Option(names = "--no-bos", description = "Do not add the BOS token to a text prompt.")
@@ -83,8 +102,12 @@ final class RunCommand implements Callable<Integer> {
         SamplerConfig samplerConfig = sampling.toConfig(spec);
         SamplingOptions.check(spec, maxTokens >= 0, "-n must be >= 0 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
-        SamplingOptions.check(spec, prompt.ids == null || !noBos, "--no-bos applies to text prompts; --prompt-ids are used as given");
-        SamplingOptions.check(spec, prompt.ids == null || !special, "--special applies to text prompts; --prompt-ids are used as given");
+        SamplingOptions.check(
+                spec, prompt.ids == null || !noBos, "--no-bos applies to text prompts; --prompt-ids are used as given");
+        SamplingOptions.check(
+                spec,
+                prompt.ids == null || !special,
+                "--special applies to text prompts; --prompt-ids are used as given");
         int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
         KvPolicy kvPolicy = kv.kvPolicy(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
@@ -99,10 +122,14 @@ final class RunCommand implements Callable<Integer> {
                 .withSpecialTokens(special);
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
+                Session session =
+                        engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(ids, options);
-            KvOptions.warnBeyondTrainedContext(err, kvPolicy, (long) session.tokens().length + maxTokens,
+            KvOptions.warnBeyondTrainedContext(
+                    err,
+                    kvPolicy,
+                    (long) session.tokens().length + maxTokens,
                     engine.config().contextLength());
             out.print(text != null ? text : engine.tokenizer().decode(ids)); // echo, as llama.cpp does
             out.flush();
@@ -116,7 +143,8 @@ final class RunCommand implements Callable<Integer> {
             GenerationResult result = generation.result();
             out.println();
             if (printIds) {
-                out.println(Arrays.stream(result.ids()).mapToObj(Integer::toString).collect(Collectors.joining(",")));
+                out.println(
+                        Arrays.stream(result.ids()).mapToObj(Integer::toString).collect(Collectors.joining(",")));
             }
             out.flush();
             printTimings(err, loadNanos, result, samplerConfig);
@@ -130,7 +158,10 @@ final class RunCommand implements Callable<Integer> {
         int[] ids = new int[parts.length];
         for (int i = 0; i < parts.length; i++) {
             String p = parts[i].strip();
-            SamplingOptions.check(spec, p.matches("\\d{1,9}"), "--prompt-ids: '" + p + "' is not a token id (expected e.g. 1,403,407)");
+            SamplingOptions.check(
+                    spec,
+                    p.matches("\\d{1,9}"),
+                    "--prompt-ids: '" + p + "' is not a token id (expected e.g. 1,403,407)");
             ids[i] = Integer.parseInt(p);
         }
         return ids;
@@ -153,8 +184,12 @@ final class RunCommand implements Callable<Integer> {
         err.println(perfLine("prompt eval time", t.promptEvalNanos(), t.promptTokens(), "tokens"));
         err.println(perfLine("       eval time", t.evalNanos(), t.evalTokens(), "runs  "));
         String seed = config.isGreedy() ? "greedy" : "seed " + r.seed();
-        err.println(String.format(Locale.ROOT, "%d tokens generated, stop: %s, %s", r.generatedTokens(),
-                r.finishReason().name().toLowerCase(Locale.ROOT).replace('_', ' '), seed));
+        err.println(String.format(
+                Locale.ROOT,
+                "%d tokens generated, stop: %s, %s",
+                r.generatedTokens(),
+                r.finishReason().name().toLowerCase(Locale.ROOT).replace('_', ' '),
+                seed));
         err.flush();
     }
 
@@ -162,7 +197,14 @@ final class RunCommand implements Callable<Integer> {
         double ms = nanos / 1e6;
         double perToken = count == 0 ? 0 : ms / count;
         double perSecond = nanos == 0 ? 0 : count * 1e9 / nanos;
-        return String.format(Locale.ROOT, "%s = %10.2f ms / %5d %s (%8.2f ms per token, %8.2f tokens per second)",
-                label, ms, count, unit, perToken, perSecond);
+        return String.format(
+                Locale.ROOT,
+                "%s = %10.2f ms / %5d %s (%8.2f ms per token, %8.2f tokens per second)",
+                label,
+                ms,
+                count,
+                unit,
+                perToken,
+                perSecond);
     }
 }

@@ -9,26 +9,35 @@ import java.util.stream.Collectors;
 import org.jacap.gguf.GgufFile;
 import org.jacap.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code jacap tokenize}: token ids of a text. Reads only the tokenizer from the file's metadata,
  * so it also works on vocabulary-only GGUF files.
  */
-@Command(name = "tokenize", sortOptions = false,
+@Command(
+        name = "tokenize",
+        sortOptions = false,
         description = "Print the token ids of TEXT, comma-separated (no BOS unless --bos).")
 final class TokenizeCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
-    @Option(names = {"-m", "--model"}, required = true, paramLabel = "MODEL", description = "GGUF file (a vocabulary-only one will do).")
+    @Option(
+            names = {"-m", "--model"},
+            required = true,
+            paramLabel = "MODEL",
+            description = "GGUF file (a vocabulary-only one will do).")
     Path model;
 
     @Parameters(index = "0", paramLabel = "TEXT", description = "The text to tokenize.")

@@ -17,7 +17,9 @@ final class ValueText {
 
     /** Type column: {@code UINT32}, {@code STRING}, {@code [STRING]} for an array of strings. */
     static String typeName(GgufValue v) {
-        return v instanceof GgufValue.ArrayValue a ? "[" + a.elementType() + "]" : v.type().toString();
+        return v instanceof GgufValue.ArrayValue a
+                ? "[" + a.elementType() + "]"
+                : v.type().toString();
     }
 
     /** One-line, abbreviated value; strings quoted. */

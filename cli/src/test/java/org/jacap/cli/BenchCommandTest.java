@@ -18,8 +18,26 @@ class BenchCommandTest {
     @Test
     void syntheticTinyModelIsGeneratedCachedAndMeasured() throws Exception {
         String cache = dir.resolve("cache").toString();
-        CliRun run = CliRun.of("bench", "--synthetic", "tiny", "--type", "q8_0", "--cache-dir", cache,
-                "-p", "16", "-n", "4", "-r", "2", "--warmup", "0", "-t", "1", "-o", "json");
+        CliRun run = CliRun.of(
+                "bench",
+                "--synthetic",
+                "tiny",
+                "--type",
+                "q8_0",
+                "--cache-dir",
+                cache,
+                "-p",
+                "16",
+                "-n",
+                "4",
+                "-r",
+                "2",
+                "--warmup",
+                "0",
+                "-t",
+                "1",
+                "-o",
+                "json");
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(Files.exists(Path.of(cache, "synthetic-tiny-q8_0-42.gguf"))).isTrue();
         assertThat(run.err()).contains("generating synthetic-tiny-q8_0-42.gguf");
@@ -33,50 +51,105 @@ class BenchCommandTest {
         assertThat(json.get(1).get("avg_ts").asDouble()).isPositive();
 
         // Second run: the cached file is reused, and the Markdown table has llama-bench's shape.
-        CliRun again = CliRun.of("bench", "--synthetic", "tiny", "--type", "q8_0", "--cache-dir", cache,
-                "-p", "8", "-n", "0", "-r", "1", "--warmup", "0", "-t", "1");
+        CliRun again = CliRun.of(
+                "bench",
+                "--synthetic",
+                "tiny",
+                "--type",
+                "q8_0",
+                "--cache-dir",
+                cache,
+                "-p",
+                "8",
+                "-n",
+                "0",
+                "-r",
+                "1",
+                "--warmup",
+                "0",
+                "-t",
+                "1");
         assertThat(again.code()).as(again.err()).isZero();
         assertThat(again.err()).doesNotContain("generating");
         List<String> lines = again.out().lines().toList();
-        assertThat(lines.get(0)).isEqualTo(
-                "| model                          |       size |     params | backend    | threads |            test |                  t/s |");
-        assertThat(lines.get(2)).startsWith("| llama 4M Q8_0                  |   4.26 MiB |     4.20 M | Java CPU   |       1 |             pp8 |");
+        assertThat(lines.get(0))
+                .isEqualTo(
+                        "| model                          |       size |     params | backend    | threads |            test |                  t/s |");
+        assertThat(lines.get(2))
+                .startsWith(
+                        "| llama 4M Q8_0                  |   4.26 MiB |     4.20 M | Java CPU   |       1 |             pp8 |");
         assertThat(again.out()).contains("load ").contains("KV cache pp8 ");
     }
 
     @Test
     void anyGgufWithEvictionTimingsAsCsv() {
-        CliRun run = CliRun.of("bench", "-m", CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString(),
-                "-p", "32", "-n", "2", "-r", "1", "--warmup", "0", "-t", "1", "-o", "csv", "--kv-policy", "knorm,snapkv:window=8",
-                "--kv-ratio", "0.75");
+        CliRun run = CliRun.of(
+                "bench",
+                "-m",
+                CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString(),
+                "-p",
+                "32",
+                "-n",
+                "2",
+                "-r",
+                "1",
+                "--warmup",
+                "0",
+                "-t",
+                "1",
+                "-o",
+                "csv",
+                "--kv-policy",
+                "knorm,snapkv:window=8",
+                "--kv-ratio",
+                "0.75");
         assertThat(run.code()).as(run.err()).isZero();
         List<String> lines = run.out().lines().toList();
         assertThat(lines).hasSize(5);
         assertThat(lines.get(1)).contains(",llama 293K Q8_0,").contains(",pp32,");
         assertThat(lines.get(2)).contains(",tg2,");
         assertThat(lines.get(3)).contains(",pp32,").contains(",knorm,0.75,8,");
-        assertThat(lines.get(4)).contains(",\"snapkv:window_size=8,kernel_size=5\",0.75,8,"); // the canonical spec, defaults included
+        assertThat(lines.get(4))
+                .contains(",\"snapkv:window_size=8,kernel_size=5\",0.75,8,"); // the canonical spec, defaults included
     }
 
     @Test
     void badCommandLinesEndInOneMessage() {
         String model = CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString();
         assertThat(CliRun.of("bench", "-m", model, "--synthetic", "1b").errLines())
-                .singleElement().asString().contains("cannot be combined with -m");
-        assertThat(CliRun.of("bench", "-m", dir.resolve("missing.gguf").toString()).errLines())
-                .singleElement().asString().startsWith("jacap: file not found");
+                .singleElement()
+                .asString()
+                .contains("cannot be combined with -m");
+        assertThat(CliRun.of("bench", "-m", dir.resolve("missing.gguf").toString())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: file not found");
         assertThat(CliRun.of("bench", "-m", model, "-o", "xml").errLines())
-                .singleElement().asString().contains("unknown output format 'xml'");
+                .singleElement()
+                .asString()
+                .contains("unknown output format 'xml'");
         assertThat(CliRun.of("bench", "-m", model, "-p", "0", "-n", "0").errLines())
-                .singleElement().asString().contains("nothing to measure");
-        assertThat(CliRun.of("bench", "--synthetic", "7b", "--cache-dir", dir.toString()).errLines())
-                .singleElement().asString().contains("unknown synthetic shape '7b'");
-        assertThat(CliRun.of("bench", "-m", model, "--kv-policy", "bogus", "-r", "1").errLines())
-                .singleElement().asString().contains("unknown KV eviction policy 'bogus'");
+                .singleElement()
+                .asString()
+                .contains("nothing to measure");
+        assertThat(CliRun.of("bench", "--synthetic", "7b", "--cache-dir", dir.toString())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("unknown synthetic shape '7b'");
+        assertThat(CliRun.of("bench", "-m", model, "--kv-policy", "bogus", "-r", "1")
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("unknown KV eviction policy 'bogus'");
         assertThat(CliRun.of("bench", "-m", model, "--kv-ratio", "0.5").errLines())
-                .singleElement().asString().contains("--kv-ratio needs --kv-policy");
+                .singleElement()
+                .asString()
+                .contains("--kv-ratio needs --kv-policy");
         CliRun tooLong = CliRun.of("bench", "-m", model, "-p", "5000", "-n", "0", "-r", "1", "--warmup", "0");
         assertThat(tooLong.code()).isEqualTo(1);
-        assertThat(tooLong.errLines()[tooLong.errLines().length - 1]).contains("pp5000 needs 5000 positions but the model's context is 2048");
+        assertThat(tooLong.errLines()[tooLong.errLines().length - 1])
+                .contains("pp5000 needs 5000 positions but the model's context is 2048");
     }
 }

@@ -21,8 +21,17 @@ class ChatCommandTest {
 
     @Test
     void aPipedConversationRunsAndEndsAtEndOfInput() {
-        CliRun r = withStdin("Hello\n\n/reset\nTell me a story\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "16",
-                "--system", "You tell stories.");
+        CliRun r = withStdin(
+                "Hello\n\n/reset\nTell me a story\n",
+                "chat",
+                "-m",
+                CliRun.stories(),
+                "--temp",
+                "0",
+                "-n",
+                "16",
+                "--system",
+                "You tell stories.");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("chat template: ").contains("(conversation reset)");
         assertThat(r.out().lines().filter(l -> !l.isEmpty()).count()).isGreaterThanOrEqualTo(1);
@@ -37,7 +46,8 @@ class ChatCommandTest {
 
     @Test
     void anOverlongConversationKeepsTheReplAlive() {
-        CliRun r = withStdin("Hello there\nHello again\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "8", "--ctx", "24");
+        CliRun r = withStdin(
+                "Hello there\nHello again\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "8", "--ctx", "24");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("jacap: context overflow").contains("/reset");
     }
@@ -46,7 +56,10 @@ class ChatCommandTest {
     void badSamplingFlagsAreOneLine() {
         CliRun r = CliRun.of("chat", "-m", "x.gguf", "--top-p", "7");
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.errLines()).singleElement().asString().startsWith("jacap: --top-p must be in (0, 1]")
+        assertThat(r.errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: --top-p must be in (0, 1]")
                 .endsWith("(see 'jacap chat --help')");
     }
 }

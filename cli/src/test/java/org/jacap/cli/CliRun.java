@@ -23,7 +23,9 @@ record CliRun(int code, String out, String err) {
     }
 
     static Path fixtures() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures")).toAbsolutePath().normalize();
+        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
+                .toAbsolutePath()
+                .normalize();
         assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
         return dir;
     }

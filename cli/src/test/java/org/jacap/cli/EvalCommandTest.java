@@ -23,13 +23,38 @@ class EvalCommandTest {
     void writesTableCsvAndChart() throws Exception {
         Path csv = dir.resolve("eval.csv");
         Path svg = dir.resolve("eval.svg");
-        CliRun run = CliRun.of("eval", "-m", CliRun.stories(), "-N", "2", "-c", "40", "--continuation", "4",
-                "--policies", "knorm,oracle", "--ratios", "0.5,0.75", "--probe-depths", "0.5", "--bootstrap", "20",
-                "--protect", "2,4", "-t", "1", "--csv", csv.toString(), "--chart", svg.toString());
+        CliRun run = CliRun.of(
+                "eval",
+                "-m",
+                CliRun.stories(),
+                "-N",
+                "2",
+                "-c",
+                "40",
+                "--continuation",
+                "4",
+                "--policies",
+                "knorm,oracle",
+                "--ratios",
+                "0.5,0.75",
+                "--probe-depths",
+                "0.5",
+                "--bootstrap",
+                "20",
+                "--protect",
+                "2,4",
+                "-t",
+                "1",
+                "--csv",
+                csv.toString(),
+                "--chart",
+                svg.toString());
         assertThat(run.code()).as(run.err()).isZero();
         List<String> lines = run.out().lines().toList();
-        assertThat(lines.get(0)).startsWith("**stories260K.gguf** · 2 documents (synthetic stories, seed 42) · context 40")
-                .contains("protection 2 sinks + 4 recent for all").contains("full-cache NLL");
+        assertThat(lines.get(0))
+                .startsWith("**stories260K.gguf** · 2 documents (synthetic stories, seed 42) · context 40")
+                .contains("protection 2 sinks + 4 recent for all")
+                .contains("full-cache NLL");
         assertThat(lines.get(2)).startsWith("| policy ").contains("probe EM");
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("| knorm      |  0.75 |   10 |"));
         assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("| oracle     |   0.5 |   20 |"));
@@ -38,7 +63,8 @@ class EvalCommandTest {
         assertThat(csvLines).hasSize(1 + 1 + 4);
         assertThat(csvLines.get(0)).startsWith("policy,ratio,kept_per_head,kl_mean,");
 
-        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        var doc = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
                 .parse(new ByteArrayInputStream(Files.readAllBytes(svg)));
         NodeList groups = doc.getElementsByTagName("g");
         List<String> series = new ArrayList<>();
@@ -54,14 +80,37 @@ class EvalCommandTest {
 
     @Test
     void documentsFromAFile() throws Exception {
-        Path docs = Files.writeString(dir.resolve("stories.txt"),
+        Path docs = Files.writeString(
+                dir.resolve("stories.txt"),
                 "Once upon a time, there was a little dog named Max. Max liked to run in the park with his ball.\n"
                         + "<|endoftext|>\n"
                         + "Lily had a red kite. One day, she went to the beach with Tom and they flew the kite all day.\n");
-        CliRun run = CliRun.of("eval", "-m", CliRun.stories(), "--docs", docs.toString(), "-N", "5", "-c", "24",
-                "--continuation", "4", "--policies", "streaming", "--ratios", "0.5", "--no-probe", "--bootstrap", "10", "-t", "1");
+        CliRun run = CliRun.of(
+                "eval",
+                "-m",
+                CliRun.stories(),
+                "--docs",
+                docs.toString(),
+                "-N",
+                "5",
+                "-c",
+                "24",
+                "--continuation",
+                "4",
+                "--policies",
+                "streaming",
+                "--ratios",
+                "0.5",
+                "--no-probe",
+                "--bootstrap",
+                "10",
+                "-t",
+                "1");
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.out()).contains("(stories.txt; only ").contains("| streaming  |   0.5 |   12 |").doesNotContain("probe EM");
+        assertThat(run.out())
+                .contains("(stories.txt; only ")
+                .contains("| streaming  |   0.5 |   12 |")
+                .doesNotContain("probe EM");
     }
 
     @Test
@@ -69,16 +118,30 @@ class EvalCommandTest {
         String model = CliRun.stories();
         assertThat(CliRun.of("eval").errLines()).singleElement().asString().contains("--model");
         assertThat(CliRun.of("eval", "-m", model, "--policies", "bogus").errLines())
-                .singleElement().asString().contains("unknown KV eviction policy 'bogus'");
+                .singleElement()
+                .asString()
+                .contains("unknown KV eviction policy 'bogus'");
         assertThat(CliRun.of("eval", "-m", model, "--ratios", "1.0").errLines())
-                .singleElement().asString().contains("[0, 1)");
+                .singleElement()
+                .asString()
+                .contains("[0, 1)");
         assertThat(CliRun.of("eval", "-m", model, "--protect", "4").errLines())
-                .singleElement().asString().contains("N_SINK,N_RECENT");
+                .singleElement()
+                .asString()
+                .contains("N_SINK,N_RECENT");
         assertThat(CliRun.of("eval", "-m", model, "-c", "4000", "--no-probe").errLines())
-                .singleElement().asString().contains("model's context");
-        assertThat(CliRun.of("eval", "-m", model, "--no-probe", "--probe-depths", "0.5").errLines())
-                .singleElement().asString().contains("contradict");
-        assertThat(CliRun.of("eval", "-m", model, "--docs", dir.resolve("none").toString()).errLines())
-                .singleElement().asString().startsWith("jacap: file not found");
+                .singleElement()
+                .asString()
+                .contains("model's context");
+        assertThat(CliRun.of("eval", "-m", model, "--no-probe", "--probe-depths", "0.5")
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("contradict");
+        assertThat(CliRun.of("eval", "-m", model, "--docs", dir.resolve("none").toString())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: file not found");
     }
 }

@@ -50,11 +50,13 @@ class InspectCommandTest {
         assertThat(r.err()).isEmpty();
         try (GgufFile f = GgufFile.open(model)) {
             String out = r.out();
-            assertThat(out).contains("format     GGUF v3, little-endian")
+            assertThat(out)
+                    .contains("format     GGUF v3, little-endian")
                     .contains("size       260,640 bytes (254.5 KiB)")
                     .contains("alignment  32")
                     .contains("contents   21 metadata keys, 48 tensors");
-            assertThat(out).containsPattern("architecture +llama\n")
+            assertThat(out)
+                    .containsPattern("architecture +llama\n")
                     .containsPattern("parameters +292\\.80K \\(292,800\\)\n")
                     .containsPattern("file type +Q4_0\n")
                     .containsPattern("tensor types +Q4_0 ×32, F32 ×11, F16 ×5\n")
@@ -66,16 +68,20 @@ class InspectCommandTest {
                     .containsPattern("vocab size +512\n")
                     .containsPattern("tokenizer +llama\n");
             assertThat(f.parameterCount()).isEqualTo(292_800);
-            assertThat(out).contains("metadata (21 keys)")
-                    .containsPattern("tokenizer.ggml.tokens +\\[STRING] +\\['<unk>', '<s>', '</s>', .*, … \\(512 total\\)]\n")
+            assertThat(out)
+                    .contains("metadata (21 keys)")
+                    .containsPattern(
+                            "tokenizer.ggml.tokens +\\[STRING] +\\['<unk>', '<s>', '</s>', .*, … \\(512 total\\)]\n")
                     .containsPattern("llama.attention.layer_norm_rms_epsilon +FLOAT32 +1.0E-5\n")
                     .containsPattern("tokenizer.ggml.seperator_token_id +UINT32 +4294967295\n");
             assertThat(out).contains("tensors (48)");
             // Every tensor row: index, name, type, shape, bytes, file offset.
             for (int i = 0; i < f.tensors().size(); i++) {
                 GgufTensorInfo t = f.tensors().get(i);
-                assertThat(out).containsPattern(" " + i + "  " + t.name().replace(".", "\\.") + " +" + t.type() + " +"
-                        + t.shape().replace("[", "\\[") + " +" + ModelSummary.grouped(t.byteSize()) + " +" + ModelSummary.grouped(f.dataStart() + t.offset()) + "\n");
+                assertThat(out)
+                        .containsPattern(" " + i + "  " + t.name().replace(".", "\\.") + " +" + t.type() + " +"
+                                + t.shape().replace("[", "\\[") + " +" + ModelSummary.grouped(t.byteSize()) + " +"
+                                + ModelSummary.grouped(f.dataStart() + t.offset()) + "\n");
             }
             assertThat(out).containsPattern(" 0  token_embd\\.weight +Q4_0 +\\[64, 512] +18,432 +14,240\n");
         }
@@ -86,11 +92,20 @@ class InspectCommandTest {
         String model = Fixtures.model("stories260K-Q4_0.gguf").toString();
         Run noTensors = jacap("inspect", "--no-tensors", model);
         assertThat(noTensors.code()).isZero();
-        assertThat(noTensors.out()).contains("metadata (21 keys)").doesNotContain("tensors (48)").doesNotContain("blk.0.attn_q.weight");
+        assertThat(noTensors.out())
+                .contains("metadata (21 keys)")
+                .doesNotContain("tensors (48)")
+                .doesNotContain("blk.0.attn_q.weight");
         Run noMetadata = jacap("inspect", "--no-metadata", model);
-        assertThat(noMetadata.out()).contains("tensors (48)").doesNotContain("metadata (").doesNotContain("tokenizer.ggml.tokens");
+        assertThat(noMetadata.out())
+                .contains("tensors (48)")
+                .doesNotContain("metadata (")
+                .doesNotContain("tokenizer.ggml.tokens");
         Run neither = jacap("inspect", "--no-metadata", "--no-tensors", model);
-        assertThat(neither.out()).contains("architecture").doesNotContain("metadata (").doesNotContain("tensors (");
+        assertThat(neither.out())
+                .contains("architecture")
+                .doesNotContain("metadata (")
+                .doesNotContain("tensors (");
     }
 
     @Test
@@ -114,8 +129,13 @@ class InspectCommandTest {
             assertThat(tokens.get("type").asText()).isEqualTo("ARRAY");
             assertThat(tokens.get("element_type").asText()).isEqualTo("STRING");
             assertThat(tokens.get("value")).hasSize(512);
-            assertThat(tokens.get("value").get(511).asText()).isEqualTo(f.metadata().getStringArray("tokenizer.ggml.tokens")[511]);
-            assertThat(root.get("metadata").get("llama.attention.layer_norm_rms_epsilon").get("value").floatValue()).isEqualTo(1e-5f);
+            assertThat(tokens.get("value").get(511).asText())
+                    .isEqualTo(f.metadata().getStringArray("tokenizer.ggml.tokens")[511]);
+            assertThat(root.get("metadata")
+                            .get("llama.attention.layer_norm_rms_epsilon")
+                            .get("value")
+                            .floatValue())
+                    .isEqualTo(1e-5f);
             JsonNode tensors = root.get("tensors");
             assertThat(tensors).hasSize(48);
             for (int i = 0; i < 48; i++) {
@@ -129,7 +149,8 @@ class InspectCommandTest {
                 assertThat(n.get("file_offset").asLong()).isEqualTo(f.dataStart() + t.offset());
             }
         }
-        JsonNode trimmed = JSON.readTree(jacap("inspect", "--json", "--no-metadata", "--no-tensors", model.toString()).out());
+        JsonNode trimmed = JSON.readTree(jacap("inspect", "--json", "--no-metadata", "--no-tensors", model.toString())
+                .out());
         assertThat(trimmed.has("metadata")).isFalse();
         assertThat(trimmed.has("tensors")).isFalse();
         assertThat(trimmed.has("summary")).isTrue();
@@ -138,11 +159,15 @@ class InspectCommandTest {
     @Test
     void keyPrintsOneValueInFull() throws Exception {
         String model = Fixtures.model("stories260K-Q4_0.gguf").toString();
-        assertThat(jacap("inspect", "--key", "general.architecture", model).out()).isEqualTo("llama\n");
-        assertThat(jacap("inspect", "--key", "llama.attention.layer_norm_rms_epsilon", model).out()).isEqualTo("1.0E-5\n");
+        assertThat(jacap("inspect", "--key", "general.architecture", model).out())
+                .isEqualTo("llama\n");
+        assertThat(jacap("inspect", "--key", "llama.attention.layer_norm_rms_epsilon", model)
+                        .out())
+                .isEqualTo("1.0E-5\n");
         Run tokens = jacap("inspect", "--key", "tokenizer.ggml.tokens", model);
         assertThat(tokens.out().lines().toList()).hasSize(512).startsWith("<unk>", "<s>", "</s>", "<0x00>");
-        JsonNode json = JSON.readTree(jacap("inspect", "--json", "--key", "tokenizer.ggml.scores", model).out());
+        JsonNode json = JSON.readTree(jacap("inspect", "--json", "--key", "tokenizer.ggml.scores", model)
+                .out());
         assertThat(json.isArray()).isTrue();
         assertThat(json).hasSize(512);
         Run missing = jacap("inspect", "--key", "no.such.key", model);
@@ -179,7 +204,9 @@ class InspectCommandTest {
         Run h = jacap("inspect", inHeader.toString());
         assertThat(h.code()).isEqualTo(1);
         assertThat(h.out()).isEmpty();
-        assertThat(h.errLines()).singleElement().asString()
+        assertThat(h.errLines())
+                .singleElement()
+                .asString()
                 .startsWith("jacap: " + inHeader + ": bad GGUF at byte ")
                 .containsPattern("at byte \\d+: file ends while reading .* \\(needs \\d+ bytes, \\d+ left\\)");
 
@@ -187,7 +214,9 @@ class InspectCommandTest {
         Files.write(inData, Arrays.copyOf(whole, 200_000));
         Run d = jacap("inspect", inData.toString());
         assertThat(d.code()).isEqualTo(1);
-        assertThat(d.errLines()).singleElement().asString()
+        assertThat(d.errLines())
+                .singleElement()
+                .asString()
                 .startsWith("jacap: " + inData + ": bad GGUF at byte ")
                 .contains("extends past the end of the file (200000 bytes)");
     }
@@ -197,14 +226,17 @@ class InspectCommandTest {
         Path vocab = Fixtures.dir().resolve("vocab/ggml-vocab-dbrx.gguf");
         Run r = jacap("inspect", vocab.toString());
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("contents   24 metadata keys, 0 tensors")
+        assertThat(r.out())
+                .contains("contents   24 metadata keys, 0 tensors")
                 .contains("warning    metadata key 'general.file_type' appears twice (same value)")
                 .containsPattern("vocab size +100,352\n")
                 .containsPattern("tokenizer +gpt2\n")
                 .containsPattern("pre-tokenizer +dbrx\n")
                 .doesNotContain("tensors (")
                 .doesNotContain("parameters");
-        assertThat(r.out()).containsPattern("tokenizer.chat_template +STRING +'\\{% if messages\\[0]\\[\\\\'role\\\\'] == .*… \\(1842 chars\\)\n");
+        assertThat(r.out())
+                .containsPattern(
+                        "tokenizer.chat_template +STRING +'\\{% if messages\\[0]\\[\\\\'role\\\\'] == .*… \\(1842 chars\\)\n");
     }
 
     @Test
@@ -218,19 +250,23 @@ class InspectCommandTest {
                 .putString("long", "x".repeat(1000))
                 .put("nested", GgufValue.ArrayValue.ofArrays(new GgufValue.ArrayValue[] {
                     GgufValue.ArrayValue.ofLongs(GgufValueType.INT8, new long[] {-1, 2}),
-                    GgufValue.ArrayValue.ofStrings(new String[] {"a\tb"})}));
+                    GgufValue.ArrayValue.ofStrings(new String[] {"a\tb"})
+                }));
         w.addTensor("t", new long[] {4}, GgmlType.F32, new byte[16]);
         Path file = tmp.resolve("odd.gguf");
         w.write(file);
         Run r = jacap("inspect", file.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).doesNotContain("\u001b").doesNotContain("\u0007").doesNotContain("line1\nline2");
-        assertThat(r.out()).contains("evil\\nkey\\x1b[2J").contains("'line1\\nline2\\x07'")
+        assertThat(r.out())
+                .contains("evil\\nkey\\x1b[2J")
+                .contains("'line1\\nline2\\x07'")
                 .containsPattern("u64.max +UINT64 +18446744073709551615\n")
                 .containsPattern("f32.nan +FLOAT32 +NaN\n")
                 .contains("'" + "x".repeat(60) + "'… (1000 chars)")
                 .containsPattern("nested +\\[ARRAY] +\\[\\[-1, 2], \\['a\\\\tb']]\n");
-        JsonNode root = JSON.readTree(jacap("inspect", "--json", file.toString()).out());
+        JsonNode root =
+                JSON.readTree(jacap("inspect", "--json", file.toString()).out());
         JsonNode md = root.get("metadata");
         assertThat(md.get("evil\nkey\u001b[2J").get("value").asText()).isEqualTo("line1\nline2\u0007");
         assertThat(md.get("u64.max").get("value").bigIntegerValue().toString()).isEqualTo("18446744073709551615");
@@ -247,18 +283,22 @@ class InspectCommandTest {
         try (Stream<Path> s = Files.walk(fixtures)) {
             files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
         }
-        return files.stream().map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
-            Run text = jacap("inspect", f.toString());
-            assertThat(text.code()).as(text.err()).isZero();
-            assertThat(text.err()).isEmpty();
-            Run json = jacap("inspect", "--json", f.toString());
-            assertThat(json.code()).isZero();
-            JsonNode root = JSON.readTree(json.out());
-            try (GgufFile g = GgufFile.open(f)) {
-                assertThat(root.get("tensors")).hasSize(g.tensors().size());
-                assertThat(root.get("metadata").size()).isEqualTo(g.metadata().keys().size());
-                assertThat(text.out()).contains("contents   " + g.metadata().keys().size() + " metadata keys, " + g.tensors().size() + " tensors");
-            }
-        }));
+        return files.stream()
+                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
+                    Run text = jacap("inspect", f.toString());
+                    assertThat(text.code()).as(text.err()).isZero();
+                    assertThat(text.err()).isEmpty();
+                    Run json = jacap("inspect", "--json", f.toString());
+                    assertThat(json.code()).isZero();
+                    JsonNode root = JSON.readTree(json.out());
+                    try (GgufFile g = GgufFile.open(f)) {
+                        assertThat(root.get("tensors")).hasSize(g.tensors().size());
+                        assertThat(root.get("metadata").size())
+                                .isEqualTo(g.metadata().keys().size());
+                        assertThat(text.out())
+                                .contains("contents   " + g.metadata().keys().size() + " metadata keys, "
+                                        + g.tensors().size() + " tensors");
+                    }
+                }));
     }
 }

@@ -12,22 +12,64 @@ class KvOptionsTest {
 
     @Test
     void ratioCompressesThePromptAndTheSummaryShowsPolicyCacheAndEvictionTime() {
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "32", "--temp", "0",
-                "-t", "1", "--kv-policy", "jacap", "--kv-ratio", "0.5");
+        CliRun r = CliRun.of(
+                "run",
+                "-m",
+                CliRun.stories(),
+                "-p",
+                "Once upon a time",
+                "-n",
+                "32",
+                "--temp",
+                "0",
+                "-t",
+                "1",
+                "--kv-policy",
+                "jacap",
+                "--kv-ratio",
+                "0.5");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("Once upon a time");
-        assertThat(r.err()).contains("KV policy = jacap:n_sink=4,tau=10.0").contains("/ uniform, ratio 0.5")
-                .contains("KV cache =").contains("eviction time =").contains("1 events").contains("forward time =");
+        assertThat(r.err())
+                .contains("KV policy = jacap:n_sink=4,tau=10.0")
+                .contains("/ uniform, ratio 0.5")
+                .contains("KV cache =")
+                .contains("eviction time =")
+                .contains("1 events")
+                .contains("forward time =");
     }
 
     @Test
     void aBudgetBoundsTheCacheWhileGenerating() {
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "120", "--temp", "0",
-                "-t", "1", "--kv-policy", "capkv:tau=4", "--kv-allocator", "uniform", "--kv-budget", "24",
-                "--kv-slack", "8", "--kv-protect", "4,8");
+        CliRun r = CliRun.of(
+                "run",
+                "-m",
+                CliRun.stories(),
+                "-p",
+                "Once upon a time",
+                "-n",
+                "120",
+                "--temp",
+                "0",
+                "-t",
+                "1",
+                "--kv-policy",
+                "capkv:tau=4",
+                "--kv-allocator",
+                "uniform",
+                "--kv-budget",
+                "24",
+                "--kv-slack",
+                "8",
+                "--kv-protect",
+                "4,8");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.err()).contains("KV policy = capkv:n_sink=4,tau=4.0").contains("protect_sinks=4,protect_recent=8").contains("budget 24 + slack 8")
-                .contains("peak 32 per head").contains("120 tokens generated");
+        assertThat(r.err())
+                .contains("KV policy = capkv:n_sink=4,tau=4.0")
+                .contains("protect_sinks=4,protect_recent=8")
+                .contains("budget 24 + slack 8")
+                .contains("peak 32 per head")
+                .contains("120 tokens generated");
     }
 
     @Test
@@ -66,8 +108,12 @@ class KvOptionsTest {
             System.arraycopy(bad, 0, args, 4, bad.length);
             CliRun r = CliRun.of(args);
             assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(1);
-            assertThat(r.errLines()).as(String.join(" ", bad)).singleElement().asString()
-                    .startsWith("jacap: ").endsWith("(see 'jacap run --help')");
+            assertThat(r.errLines())
+                    .as(String.join(" ", bad))
+                    .singleElement()
+                    .asString()
+                    .startsWith("jacap: ")
+                    .endsWith("(see 'jacap run --help')");
             assertThat(r.out()).isEmpty();
         }
         CliRun unknown = CliRun.of("run", "-m", m, "-p", "hi", "--kv-policy", "nope", "--kv-ratio", "0.5");
@@ -81,8 +127,20 @@ class KvOptionsTest {
         InputStream saved = System.in;
         System.setIn(new ByteArrayInputStream("Hello there\nHello again\nOne more\n".getBytes(StandardCharsets.UTF_8)));
         try {
-            CliRun r = CliRun.of("chat", "-m", CliRun.stories(), "--temp", "0", "-n", "24", "-t", "1",
-                    "--kv-policy", "snapkv:window=8", "--kv-budget", "16");
+            CliRun r = CliRun.of(
+                    "chat",
+                    "-m",
+                    CliRun.stories(),
+                    "--temp",
+                    "0",
+                    "-n",
+                    "24",
+                    "-t",
+                    "1",
+                    "--kv-policy",
+                    "snapkv:window=8",
+                    "--kv-budget",
+                    "16");
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.err()).doesNotContain("overflow");
         } finally {

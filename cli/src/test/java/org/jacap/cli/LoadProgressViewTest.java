@@ -18,7 +18,9 @@ class LoadProgressViewTest {
         }
         view.finished();
         assertThat(sw.toString().lines()).hasSize(2);
-        assertThat(sw.toString()).startsWith("loading big.gguf (3.00 GiB) ...").contains("loaded big.gguf (3.00 GiB) in ");
+        assertThat(sw.toString())
+                .startsWith("loading big.gguf (3.00 GiB) ...")
+                .contains("loaded big.gguf (3.00 GiB) in ");
         assertThat(sw.toString()).doesNotContain("\r");
     }
 

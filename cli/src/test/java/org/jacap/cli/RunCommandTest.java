@@ -18,7 +18,10 @@ class RunCommandTest {
 
     @BeforeAll
     static void reference() throws IOException {
-        JsonNode root = new ObjectMapper().readTree(CliRun.fixtures().resolve("reference/reference_generations.json").toFile());
+        JsonNode root = new ObjectMapper()
+                .readTree(CliRun.fixtures()
+                        .resolve("reference/reference_generations.json")
+                        .toFile());
         for (JsonNode c : root.get("models").get("stories260K.gguf")) {
             if (c.get("prompt").asText().equals("Once upon a time")) {
                 onceUponATime = c;
@@ -27,13 +30,26 @@ class RunCommandTest {
     }
 
     private static String joined(JsonNode ids) {
-        return StreamSupport.stream(ids.spliterator(), false).map(JsonNode::asText).collect(Collectors.joining(","));
+        return StreamSupport.stream(ids.spliterator(), false)
+                .map(JsonNode::asText)
+                .collect(Collectors.joining(","));
     }
 
     @Test
     void promptIdsAndPrintIdsGiveTheReferenceIds() {
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "--prompt-ids", joined(onceUponATime.get("prompt_ids")),
-                "-n", "64", "--temp", "0", "--print-ids", "-t", "1");
+        CliRun r = CliRun.of(
+                "run",
+                "-m",
+                CliRun.stories(),
+                "--prompt-ids",
+                joined(onceUponATime.get("prompt_ids")),
+                "-n",
+                "64",
+                "--temp",
+                "0",
+                "--print-ids",
+                "-t",
+                "1");
         assertThat(r.code()).as(r.err()).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines[lines.length - 1]).isEqualTo(joined(onceUponATime.get("greedy_ids")));
@@ -60,15 +76,21 @@ class RunCommandTest {
     void aPromptFileWorksLikeDashP(@TempDir Path tmp) throws IOException {
         Path f = tmp.resolve("prompt.txt");
         Files.writeString(f, "Once upon a time\n");
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-f", f.toString(), "-n", "64", "--temp", "0", "--print-ids");
+        CliRun r =
+                CliRun.of("run", "-m", CliRun.stories(), "-f", f.toString(), "-n", "64", "--temp", "0", "--print-ids");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).endsWith(joined(onceUponATime.get("greedy_ids")) + "\n");
     }
 
     @Test
     void anEmptyPromptMeansBosOnly() throws IOException {
-        JsonNode fromBos = new ObjectMapper().readTree(CliRun.fixtures().resolve("reference/reference_generations.json").toFile())
-                .get("models").get("stories260K.gguf").get(0);
+        JsonNode fromBos = new ObjectMapper()
+                .readTree(CliRun.fixtures()
+                        .resolve("reference/reference_generations.json")
+                        .toFile())
+                .get("models")
+                .get("stories260K.gguf")
+                .get(0);
         CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "", "-n", "64", "--temp", "0", "--print-ids");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).endsWith("\n" + joined(fromBos.get("greedy_ids")) + "\n");
@@ -76,7 +98,8 @@ class RunCommandTest {
 
     @Test
     void aStopStringIsNotPrinted() {
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "64", "--temp", "0", "--stop", "Lily");
+        CliRun r = CliRun.of(
+                "run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "64", "--temp", "0", "--stop", "Lily");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("Once upon a time, there was a little girl named \n");
         assertThat(r.err()).contains("stop: stop string");
@@ -84,9 +107,30 @@ class RunCommandTest {
 
     @Test
     void aSeedMakesSampledRunsRepeatable() {
-        String[] args = {"run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "20", "--seed", "7", "--temp", "1.1",
-            "--top-k", "20", "--top-p", "0.9", "--min-p", "0.02", "--repeat-penalty", "1.1", "--repeat-last-n", "16",
-            "--print-ids"};
+        String[] args = {
+            "run",
+            "-m",
+            CliRun.stories(),
+            "-p",
+            "Once upon a time",
+            "-n",
+            "20",
+            "--seed",
+            "7",
+            "--temp",
+            "1.1",
+            "--top-k",
+            "20",
+            "--top-p",
+            "0.9",
+            "--min-p",
+            "0.02",
+            "--repeat-penalty",
+            "1.1",
+            "--repeat-last-n",
+            "16",
+            "--print-ids"
+        };
         CliRun a = CliRun.of(args);
         CliRun b = CliRun.of(args);
         assertThat(a.code()).as(a.err()).isZero();
@@ -96,10 +140,14 @@ class RunCommandTest {
 
     @Test
     void aPromptLongerThanTheContextIsOneLine() {
-        CliRun r = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time there was a little girl", "--ctx", "8");
+        CliRun r = CliRun.of(
+                "run", "-m", CliRun.stories(), "-p", "Once upon a time there was a little girl", "--ctx", "8");
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.errLines()).singleElement().asString()
-                .startsWith("jacap: context overflow: prompt of ").contains("> context of 8 tokens");
+        assertThat(r.errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: context overflow: prompt of ")
+                .contains("> context of 8 tokens");
         assertThat(r.out()).isEmpty();
     }
 
@@ -141,8 +189,12 @@ class RunCommandTest {
             }
             CliRun r = CliRun.of(args);
             assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(1);
-            assertThat(r.errLines()).as(String.join(" ", bad)).singleElement().asString()
-                    .startsWith("jacap: ").endsWith("(see 'jacap run --help')");
+            assertThat(r.errLines())
+                    .as(String.join(" ", bad))
+                    .singleElement()
+                    .asString()
+                    .startsWith("jacap: ")
+                    .endsWith("(see 'jacap run --help')");
             assertThat(r.out()).isEmpty();
         }
     }

@@ -25,12 +25,14 @@ class TokenizeCommandTest {
         }
         assertThat(files).isNotEmpty();
         for (Path gguf : files) {
-            String[] inputs = Files.readString(Path.of(gguf + ".inp"), StandardCharsets.UTF_8).split("\n__ggml_vocab_test__\n", -1);
+            String[] inputs = Files.readString(Path.of(gguf + ".inp"), StandardCharsets.UTF_8)
+                    .split("\n__ggml_vocab_test__\n", -1);
             List<String> outputs = Files.readAllLines(Path.of(gguf + ".out"), StandardCharsets.UTF_8);
             for (int i = 0; i < 1; i++) { // the tokenizer's own tests cover every case; here: the command's plumbing
                 CliRun r = CliRun.of("tokenize", "-m", gguf.toString(), inputs[i]);
                 assertThat(r.code()).as(r.err()).isZero();
-                String expected = Arrays.stream(outputs.get(i).strip().split(" ")).collect(Collectors.joining(","));
+                String expected =
+                        Arrays.stream(outputs.get(i).strip().split(" ")).collect(Collectors.joining(","));
                 assertThat(r.out()).as("%s case %d", gguf.getFileName(), i).isEqualTo(expected + "\n");
             }
         }
@@ -40,7 +42,8 @@ class TokenizeCommandTest {
     void bosAndPieces() {
         String spm = vocab("ggml-vocab-llama-spm.gguf").toString();
         assertThat(CliRun.of("tokenize", "-m", spm, "Hello world").out()).isEqualTo("15043,3186\n");
-        assertThat(CliRun.of("tokenize", "-m", spm, "Hello world", "--bos").out()).isEqualTo("1,15043,3186\n");
+        assertThat(CliRun.of("tokenize", "-m", spm, "Hello world", "--bos").out())
+                .isEqualTo("1,15043,3186\n");
         CliRun pieces = CliRun.of("tokenize", "-m", spm, "Hello world\n", "--pieces");
         assertThat(pieces.code()).isZero();
         assertThat(pieces.out().lines()).containsExactly("15043\t' Hello'", "3186\t' world'", "13\t'\\n'");
@@ -62,9 +65,13 @@ class TokenizeCommandTest {
 
     @Test
     void missingTextIsOneLine() {
-        CliRun r = CliRun.of("tokenize", "-m", vocab("ggml-vocab-llama-spm.gguf").toString());
+        CliRun r =
+                CliRun.of("tokenize", "-m", vocab("ggml-vocab-llama-spm.gguf").toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.errLines()).singleElement().asString().startsWith("jacap: Missing required parameter")
+        assertThat(r.errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: Missing required parameter")
                 .endsWith("(see 'jacap tokenize --help')");
     }
 }

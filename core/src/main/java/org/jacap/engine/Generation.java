@@ -44,7 +44,11 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
     private int evalTokens;
     private long sampleNanos;
 
-    Generation(Session session, GenerationOptions options, Sampler sampler, List<String> stopStrings,
+    Generation(
+            Session session,
+            GenerationOptions options,
+            Sampler sampler,
+            List<String> stopStrings,
             Consumer<GenerationResult> onFinish) {
         this.session = session;
         this.tokenizer = session.tokenizer();
@@ -218,7 +222,12 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
     private void finish(FinishReason reason) {
         cancelRequested = true;
         finishReason = reason;
-        result = new GenerationResult(text.toString(), ids.toArray(), reason, promptTokens, reusedTokens,
+        result = new GenerationResult(
+                text.toString(),
+                ids.toArray(),
+                reason,
+                promptTokens,
+                reusedTokens,
                 new GenerationResult.Timings(promptNanos, promptTokens, evalNanos, evalTokens, sampleNanos),
                 sampler.seed());
         session.ended(this);

@@ -14,7 +14,13 @@ import java.util.Arrays;
  * @param seed          the sampler's seed (the chosen one when a random seed was asked for)
  */
 public record GenerationResult(
-        String text, int[] ids, FinishReason finishReason, int promptTokens, int reusedTokens, Timings timings, long seed) {
+        String text,
+        int[] ids,
+        FinishReason finishReason,
+        int promptTokens,
+        int reusedTokens,
+        Timings timings,
+        long seed) {
 
     public GenerationResult {
         ids = ids.clone();

@@ -14,9 +14,17 @@ package org.jacap.engine;
  * @param decodeEvents        eviction events during generation
  * @param entriesEvicted      entries removed so far
  */
-public record KvCacheStats(String policy, long entries, int peakHeadLength, long bytesInUse, long bytesAllocated,
-                           long promptEvictionNanos, long decodeEvictionNanos, long promptEvents, long decodeEvents,
-                           long entriesEvicted) {
+public record KvCacheStats(
+        String policy,
+        long entries,
+        int peakHeadLength,
+        long bytesInUse,
+        long bytesAllocated,
+        long promptEvictionNanos,
+        long decodeEvictionNanos,
+        long promptEvents,
+        long decodeEvents,
+        long entriesEvicted) {
 
     public long evictionNanos() {
         return promptEvictionNanos + decodeEvictionNanos;

@@ -45,6 +45,7 @@ public final class Session implements AutoCloseable {
     private final long positionLimit;
     /** The conversation's tokens; [0, state.position()) are in the KV cache, the rest await evaluation. */
     private final TokenBuffer tokens = new TokenBuffer();
+
     private final List<ChatMessage> messages = new ArrayList<>();
     private boolean holdsRawText;
     private Generation running;
@@ -183,12 +184,19 @@ public final class Session implements AutoCloseable {
             }
         }
         if (eviction == null) {
-            return new KvCacheStats("none", entries, cache.maxLength(), cache.bytesInUse(), cache.bytesAllocated(),
-                    0, 0, 0, 0, 0);
+            return new KvCacheStats(
+                    "none", entries, cache.maxLength(), cache.bytesInUse(), cache.bytesAllocated(), 0, 0, 0, 0, 0);
         }
-        return new KvCacheStats(eviction.settings().describe(), entries, eviction.peakHeadLength(),
-                cache.bytesInUse(), cache.bytesAllocated(), eviction.promptScoringNanos(),
-                eviction.decodeScoringNanos(), eviction.promptEvents(), eviction.decodeEvents(),
+        return new KvCacheStats(
+                eviction.settings().describe(),
+                entries,
+                eviction.peakHeadLength(),
+                cache.bytesInUse(),
+                cache.bytesAllocated(),
+                eviction.promptScoringNanos(),
+                eviction.decodeScoringNanos(),
+                eviction.promptEvents(),
+                eviction.decodeEvents(),
                 eviction.entriesEvicted());
     }
 
@@ -263,10 +271,15 @@ public final class Session implements AutoCloseable {
 
     // ---- internals ------------------------------------------------------------------------
 
-    private Generation begin(int[] newIds, boolean restart, GenerationOptions options, List<String> stops,
+    private Generation begin(
+            int[] newIds,
+            boolean restart,
+            GenerationOptions options,
+            List<String> stops,
             Consumer<GenerationResult> onFinish) {
         if (running != null) {
-            throw new IllegalStateException("this session is already generating: finish or close that generation first");
+            throw new IllegalStateException(
+                    "this session is already generating: finish or close that generation first");
         }
         int held = restart ? 0 : tokens.size();
         long total = (long) held + newIds.length;

@@ -13,8 +13,7 @@ public interface ForwardObserver {
      * ({@code nHeads * headDim} floats): {@code qPre} before RoPE (after q-norm / bias),
      * {@code qPost} after RoPE; neither is scaled by the attention scale.
      */
-    default void onQuery(int layer, int position, float[] qPre, int preOff, float[] qPost, int postOff) {
-    }
+    default void onQuery(int layer, int position, float[] qPre, int preOff, float[] qPost, int postOff) {}
 
     /** True when {@link #onAttention} should be called (it costs a serial attention pass). */
     default boolean wantsAttention() {
@@ -25,10 +24,8 @@ public interface ForwardObserver {
      * The attention weights of {@code queryHead} at {@code position} in {@code layer}: the softmax
      * over its KV head's current entries {@code 0..len-1} (masked entries have weight 0).
      */
-    default void onAttention(int layer, int queryHead, int position, float[] probs, int off, int len) {
-    }
+    default void onAttention(int layer, int queryHead, int position, float[] probs, int off, int len) {}
 
     /** Called after {@code layer} has processed the tokens of a chunk. */
-    default void onLayerEnd(int layer, int firstPosition, int tokens) {
-    }
+    default void onLayerEnd(int layer, int firstPosition, int tokens) {}
 }

@@ -36,8 +36,8 @@ public final class KvCache {
      */
     public KvCache(int layers, int kvHeads, int keyDim, int valueDim, int initialCapacity, int maxCapacity) {
         if (layers < 1 || kvHeads < 1 || keyDim < 1 || valueDim < 1) {
-            throw new IllegalArgumentException("layers, kvHeads, keyDim and valueDim must be >= 1, got "
-                    + layers + ", " + kvHeads + ", " + keyDim + ", " + valueDim);
+            throw new IllegalArgumentException("layers, kvHeads, keyDim and valueDim must be >= 1, got " + layers + ", "
+                    + kvHeads + ", " + keyDim + ", " + valueDim);
         }
         if (initialCapacity < 0 || maxCapacity < 1 || initialCapacity > maxCapacity) {
             throw new IllegalArgumentException("need 0 <= initialCapacity <= maxCapacity and maxCapacity >= 1, got "
@@ -102,8 +102,8 @@ public final class KvCache {
 
     private int slot(int layer, int head) {
         if (layer < 0 || layer >= layers || head < 0 || head >= kvHeads) {
-            throw new IndexOutOfBoundsException("(layer " + layer + ", KV head " + head + ") outside "
-                    + layers + " layers x " + kvHeads + " KV heads");
+            throw new IndexOutOfBoundsException("(layer " + layer + ", KV head " + head + ") outside " + layers
+                    + " layers x " + kvHeads + " KV heads");
         }
         return layer * kvHeads + head;
     }
@@ -192,8 +192,8 @@ public final class KvCache {
         int prev = -1;
         for (int idx : keptIndicesAscending) {
             if (idx <= prev || idx >= len) {
-                throw new IllegalArgumentException("kept indices must be strictly ascending and below the length "
-                        + len + ", got " + Arrays.toString(keptIndicesAscending));
+                throw new IllegalArgumentException("kept indices must be strictly ascending and below the length " + len
+                        + ", got " + Arrays.toString(keptIndicesAscending));
             }
             prev = idx;
         }

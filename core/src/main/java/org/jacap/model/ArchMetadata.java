@@ -67,8 +67,9 @@ final class ArchMetadata {
             }
             for (int x : values) {
                 if (x != values[0]) {
-                    throw new JacapException("metadata key '" + k + "' differs per layer (" + java.util.Arrays.toString(values)
-                            + "); models with per-layer " + suffix + " are not supported");
+                    throw new JacapException(
+                            "metadata key '" + k + "' differs per layer (" + java.util.Arrays.toString(values)
+                                    + "); models with per-layer " + suffix + " are not supported");
                 }
             }
             return Optional.of(values[0]);

@@ -25,8 +25,9 @@ sealed interface Architecture
             case "qwen3" -> new Qwen3Architecture();
             case "gemma3" -> new Gemma3Architecture();
             case "phi3" -> new Phi3Architecture();
-            default -> throw new JacapException("unsupported architecture '" + name + "' (supported: "
-                    + String.join(", ", SUPPORTED) + ")");
+            default ->
+                throw new JacapException(
+                        "unsupported architecture '" + name + "' (supported: " + String.join(", ", SUPPORTED) + ")");
         };
     }
 

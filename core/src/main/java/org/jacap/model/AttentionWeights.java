@@ -13,5 +13,4 @@ public record AttentionWeights(
         float[] queryNorm,
         float[] keyNorm,
         Projection output,
-        float[] postNorm) {
-}
+        float[] postNorm) {}

@@ -6,7 +6,11 @@ import org.jacap.simd.WeightMatrix;
 final class BlockTensors {
     private BlockTensors() {}
 
-    enum Bias { NONE, OPTIONAL, REQUIRED }
+    enum Bias {
+        NONE,
+        OPTIONAL,
+        REQUIRED
+    }
 
     static String name(LayerConfig l, String tensor) {
         return WeightBinder.block(l.index(), tensor);
@@ -40,8 +44,14 @@ final class BlockTensors {
     }
 
     /** Pre-norm attention with separate q/k/v projections. */
-    static AttentionWeights attention(WeightBinder b, LayerConfig l, ModelConfig c, Bias qkvBias, Bias outputBias,
-            boolean qkNorm, boolean postNorm) {
+    static AttentionWeights attention(
+            WeightBinder b,
+            LayerConfig l,
+            ModelConfig c,
+            Bias qkvBias,
+            Bias outputBias,
+            boolean qkNorm,
+            boolean postNorm) {
         int e = c.embeddingLength();
         return new AttentionWeights(
                 norm(b, l, "attn_norm", e),

@@ -34,6 +34,7 @@ final class ForwardPass {
     private final int maxChunk;
     /** Distinct RoPE setups and which one each block uses (Gemma 3 has two). */
     private final Rope[] ropes;
+
     private final int[] ropeOfLayer;
     private final long embeddingRowBytes;
 
@@ -55,8 +56,13 @@ final class ForwardPass {
             if (idx < 0) {
                 idx = distinct.size();
                 keys.add(key);
-                distinct.add(new Rope(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(),
-                        weights.ropeFactors(), l.ropeLayout()));
+                distinct.add(new Rope(
+                        l.keyLength(),
+                        l.ropeDimension(),
+                        l.ropeBase(),
+                        l.ropeFreqScale(),
+                        weights.ropeFactors(),
+                        l.ropeLayout()));
             }
             ropeOfLayer[l.index()] = idx;
         }

@@ -15,6 +15,7 @@ import org.jacap.simd.RopeLayout;
 final class Gemma3Architecture implements Architecture {
     /** llama.cpp's defaults when the file has no pattern / local base. */
     static final int DEFAULT_PATTERN = 6;
+
     static final float DEFAULT_LOCAL_ROPE_BASE = 10000f;
 
     @Override
@@ -49,9 +50,18 @@ final class Gemma3Architecture implements Architecture {
         List<LayerConfig> out = new ArrayList<>(blockCount);
         for (int il = 0; il < blockCount; il++) {
             boolean isLocal = window > 0 && local[il];
-            LayerConfig t = new LayerConfig(il, global.headCount(), global.headCountKv(), global.keyLength(),
-                    global.valueLength(), global.ropeDimension(), global.ropeBase(), global.ropeFreqScale(),
-                    global.ropeLayout(), 0, scale);
+            LayerConfig t = new LayerConfig(
+                    il,
+                    global.headCount(),
+                    global.headCountKv(),
+                    global.keyLength(),
+                    global.valueLength(),
+                    global.ropeDimension(),
+                    global.ropeBase(),
+                    global.ropeFreqScale(),
+                    global.ropeLayout(),
+                    0,
+                    scale);
             // Local blocks use their own base and never the context scaling.
             out.add(isLocal ? ModelConfig.layerAt(t, il, window, localBase, 1f) : t);
         }

@@ -20,9 +20,16 @@ public final class InferenceState {
     private ChunkListener chunkListener;
 
     InferenceState(ModelConfig config, int contextLength) {
-        this(config, contextLength,
-                new KvCache(config.blockCount(), config.headCountKv(), config.keyLength(), config.valueLength(),
-                        Math.min(contextLength, INITIAL_CAPACITY), contextLength),
+        this(
+                config,
+                contextLength,
+                new KvCache(
+                        config.blockCount(),
+                        config.headCountKv(),
+                        config.keyLength(),
+                        config.valueLength(),
+                        Math.min(contextLength, INITIAL_CAPACITY),
+                        contextLength),
                 0);
     }
 

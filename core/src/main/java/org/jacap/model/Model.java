@@ -10,7 +10,6 @@ import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufMetadata;
 import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.simd.MatMul;
-import org.jacap.simd.Precision;
 import org.jacap.simd.ThreadPool;
 import org.jacap.tokenizer.Tokenizer;
 
@@ -22,6 +21,7 @@ import org.jacap.tokenizer.Tokenizer;
 public final class Model implements AutoCloseable {
     /** Tokens per forward chunk: every projection of a chunk is one batched matrix product. */
     public static final int DEFAULT_CHUNK = 512;
+
     private static final long PAGE = 4096;
     /** Progress is reported at least every this many bytes within a tensor. */
     private static final long PROGRESS_STEP = 64L << 20;
@@ -34,10 +34,16 @@ public final class Model implements AutoCloseable {
     private final ForwardPass pass;
     /** Sum of the bytes read while paging in: kept so the JIT cannot drop the reads. */
     private final int pageSum;
+
     private boolean closed;
     private Tokenizer tokenizer;
 
-    private Model(GgufFile file, ModelConfig config, ModelWeights weights, LoadOptions options, ThreadPool pool,
+    private Model(
+            GgufFile file,
+            ModelConfig config,
+            ModelWeights weights,
+            LoadOptions options,
+            ThreadPool pool,
             int pageSum) {
         this.pageSum = pageSum;
         this.file = file;
@@ -177,9 +183,8 @@ public final class Model implements AutoCloseable {
         long needed = (long) st.kvCache().maxLength() + incoming;
         if (needed > st.contextLength()) {
             int held = st.kvCache().maxLength();
-            String what = held == 0
-                    ? "prompt of " + incoming + " tokens"
-                    : held + " tokens so far + " + incoming + " new";
+            String what =
+                    held == 0 ? "prompt of " + incoming + " tokens" : held + " tokens so far + " + incoming + " new";
             throw new JacapException(what + " exceeds the context of " + st.contextLength() + " tokens");
         }
     }

@@ -69,7 +69,8 @@ public record ModelConfig(
         int heads = positive(m, "attention.head_count", m.requireInt("attention.head_count"));
         int headsKv = positive(m, "attention.head_count_kv", m.intOr("attention.head_count_kv", heads));
         if (heads % headsKv != 0) {
-            throw new JacapException("attention.head_count " + heads + " is not a multiple of attention.head_count_kv " + headsKv);
+            throw new JacapException(
+                    "attention.head_count " + heads + " is not a multiple of attention.head_count_kv " + headsKv);
         }
         int keyLength = positive(m, "attention.key_length", m.intOr("attention.key_length", embd / heads));
         int valueLength = positive(m, "attention.value_length", m.intOr("attention.value_length", embd / heads));
@@ -85,12 +86,38 @@ public record ModelConfig(
         RopeScaling scaling = readRopeScaling(m);
         int vocab = vocabSize(meta, m);
 
-        LayerConfig global = new LayerConfig(0, heads, headsKv, keyLength, valueLength, ropeDim, ropeBase,
-                scaling.frequencyScale(), arch.ropeLayout(), 0, (float) (1.0 / Math.sqrt(keyLength)));
+        LayerConfig global = new LayerConfig(
+                0,
+                heads,
+                headsKv,
+                keyLength,
+                valueLength,
+                ropeDim,
+                ropeBase,
+                scaling.frequencyScale(),
+                arch.ropeLayout(),
+                0,
+                (float) (1.0 / Math.sqrt(keyLength)));
         List<LayerConfig> layers = arch.layers(global, blocks, embd, m);
-        return new ModelConfig(arch.name(), meta.getString("general.name", ""), embd, blocks, heads, headsKv,
-                keyLength, valueLength, ff, ctx, vocab, eps, ropeDim, ropeBase, scaling,
-                arch.embeddingScale(embd), arch.activation(), layers);
+        return new ModelConfig(
+                arch.name(),
+                meta.getString("general.name", ""),
+                embd,
+                blocks,
+                heads,
+                headsKv,
+                keyLength,
+                valueLength,
+                ff,
+                ctx,
+                vocab,
+                eps,
+                ropeDim,
+                ropeBase,
+                scaling,
+                arch.embeddingScale(embd),
+                arch.activation(),
+                layers);
     }
 
     private static int positive(ArchMetadata m, String suffix, int value) {
@@ -107,11 +134,11 @@ public record ModelConfig(
         int original = m.intOr("rope.scaling.original_context_length", 0);
         return switch (type) {
             case "none" -> RopeScaling.NONE;
-            case "linear" -> factor == 0f || factor == 1f
-                    ? RopeScaling.NONE
-                    : new RopeScaling("linear", factor, original);
-            default -> throw new JacapException("RoPE scaling type '" + type + "' (" + m.key("rope.scaling.type")
-                    + ") is not supported (supported: none, linear)");
+            case "linear" ->
+                factor == 0f || factor == 1f ? RopeScaling.NONE : new RopeScaling("linear", factor, original);
+            default ->
+                throw new JacapException("RoPE scaling type '" + type + "' (" + m.key("rope.scaling.type")
+                        + ") is not supported (supported: none, linear)");
         };
     }
 
@@ -128,8 +155,18 @@ public record ModelConfig(
 
     /** Copies a layer template for block {@code index} with its own window, RoPE base and scale. */
     static LayerConfig layerAt(LayerConfig t, int index, int slidingWindow, float ropeBase, float ropeFreqScale) {
-        return new LayerConfig(index, t.headCount(), t.headCountKv(), t.keyLength(), t.valueLength(),
-                t.ropeDimension(), ropeBase, ropeFreqScale, t.ropeLayout(), slidingWindow, t.attentionScale());
+        return new LayerConfig(
+                index,
+                t.headCount(),
+                t.headCountKv(),
+                t.keyLength(),
+                t.valueLength(),
+                t.ropeDimension(),
+                ropeBase,
+                ropeFreqScale,
+                t.ropeLayout(),
+                slidingWindow,
+                t.attentionScale());
     }
 
     /** The same template for every block. */

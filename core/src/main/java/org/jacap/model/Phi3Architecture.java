@@ -33,8 +33,11 @@ final class Phi3Architecture implements Architecture {
             WeightMatrix[] p = b.splitRows(qkv, e, l.queryDim(), l.keyDim(), l.valueDim());
             attention = new AttentionWeights(
                     BlockTensors.norm(b, l, "attn_norm", e),
-                    Projection.of(p[0]), Projection.of(p[1]), Projection.of(p[2]),
-                    null, null,
+                    Projection.of(p[0]),
+                    Projection.of(p[1]),
+                    Projection.of(p[2]),
+                    null,
+                    null,
                     Projection.of(b.matrix(BlockTensors.name(l, "attn_output.weight"), e, l.attentionOutputDim())),
                     null);
         } else {
@@ -43,7 +46,8 @@ final class Phi3Architecture implements Architecture {
         WeightMatrix[] gateUp = b.splitRows(BlockTensors.name(l, "ffn_up.weight"), e, ff, ff);
         FeedForwardWeights ffn = new FeedForwardWeights(
                 BlockTensors.norm(b, l, "ffn_norm", e),
-                gateUp[0], gateUp[1],
+                gateUp[0],
+                gateUp[1],
                 b.matrix(BlockTensors.name(l, "ffn_down.weight"), e, ff),
                 null);
         return new LayerWeights(attention, ffn);

@@ -31,15 +31,16 @@ final class WeightBinder {
     }
 
     private GgufTensorInfo info(String name) {
-        return file.findTensor(name).orElseThrow(() -> new JacapException(
-                "missing tensor '" + name + "' (required by architecture '" + architecture + "')"));
+        return file.findTensor(name)
+                .orElseThrow(() -> new JacapException(
+                        "missing tensor '" + name + "' (required by architecture '" + architecture + "')"));
     }
 
     private static void checkShape(GgufTensorInfo t, long... expected) {
         long[] dims = t.dims();
         if (!Arrays.equals(dims, expected)) {
-            throw new JacapException("tensor '" + t.name() + "' has shape " + t.shape() + ", expected "
-                    + Arrays.toString(expected));
+            throw new JacapException(
+                    "tensor '" + t.name() + "' has shape " + t.shape() + ", expected " + Arrays.toString(expected));
         }
     }
 
@@ -82,10 +83,11 @@ final class WeightBinder {
         try {
             return new WeightMatrix(data, t.type(), rows, cols);
         } catch (UnsupportedTensorTypeException e) {
-            throw new JacapException("tensor '" + t.name() + "' has type " + t.type()
-                    + ", which Jacap cannot compute with yet", e);
+            throw new JacapException(
+                    "tensor '" + t.name() + "' has type " + t.type() + ", which Jacap cannot compute with yet", e);
         } catch (IllegalArgumentException e) {
-            throw new JacapException("tensor '" + t.name() + "' (" + t.type() + " " + t.shape() + "): " + e.getMessage(), e);
+            throw new JacapException(
+                    "tensor '" + t.name() + "' (" + t.type() + " " + t.shape() + "): " + e.getMessage(), e);
         }
     }
 

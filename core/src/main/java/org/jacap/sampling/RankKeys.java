@@ -79,9 +79,15 @@ final class RankKeys {
     /** Lomuto partition around the median of three; returns the pivot's final index. */
     private static int partition(long[] a, int lo, int hi) {
         int mid = (lo + hi) >>> 1;
-        if (a[mid] < a[lo]) swap(a, mid, lo);
-        if (a[hi] < a[lo]) swap(a, hi, lo);
-        if (a[hi] < a[mid]) swap(a, hi, mid);
+        if (a[mid] < a[lo]) {
+            swap(a, mid, lo);
+        }
+        if (a[hi] < a[lo]) {
+            swap(a, hi, lo);
+        }
+        if (a[hi] < a[mid]) {
+            swap(a, hi, mid);
+        }
         swap(a, mid, hi); // pivot (the median) to the end
         long pivot = a[hi];
         int store = lo;

@@ -31,7 +31,8 @@ public record SamplerConfig(
         require(topK >= 0, "top-k must be >= 0 (got " + topK + "; 0 = off)");
         require(topP > 0 && topP <= 1, "top-p must be in (0, 1] (got " + topP + "; 1 = off)");
         require(minP >= 0 && minP <= 1, "min-p must be in [0, 1] (got " + minP + "; 0 = off)");
-        require(Float.isFinite(repeatPenalty) && repeatPenalty > 0,
+        require(
+                Float.isFinite(repeatPenalty) && repeatPenalty > 0,
                 "repeat penalty must be > 0 (got " + repeatPenalty + "; 1 = off)");
         require(repeatLastN >= -1, "repeat-last-n must be >= -1 (got " + repeatLastN + "; 0 = off, -1 = context)");
     }

@@ -18,13 +18,18 @@ public final class BytePairTokenizer extends VocabularyTokenizer {
     private final MergeTable merges;
     /** Token of each byte's mapped character, or -1. */
     private final int[] byteTokens = new int[256];
+
     private final WordCache wordCache = new WordCache(CACHE_SLOTS);
 
     BytePairTokenizer(GgufMetadata metadata, List<String> warnings) {
         PreTokenizer pre = PreTokenizer.forName(preTokenizerName(metadata), warnings);
         // llama.cpp defaults BOS/EOS to 11 for BPE; no id is safer than a wrong one when metadata is silent.
-        super(new Vocabulary(metadata, new VocabularyDefaults(-1, -1, -1, pre.addBos(), false, false,
-                pre.cleanSpaces()), warnings), true);
+        super(
+                new Vocabulary(
+                        metadata,
+                        new VocabularyDefaults(-1, -1, -1, pre.addBos(), false, false, pre.cleanSpaces()),
+                        warnings),
+                true);
         preTokenizer = pre;
         for (int b = 0; b < 256; b++) {
             byteTokens[b] = vocab.index.get(String.valueOf(ByteLevelEncoding.charOf(b)));
@@ -77,7 +82,8 @@ public final class BytePairTokenizer extends VocabularyTokenizer {
             table.putIfAbsent(left, right, result, rank);
         }
         if (skipped > 0) {
-            warnings.add(skipped + " of " + lines.length + " merges ignored (malformed, or parts not in the vocabulary)");
+            warnings.add(
+                    skipped + " of " + lines.length + " merges ignored (malformed, or parts not in the vocabulary)");
         }
         return table;
     }
@@ -183,5 +189,4 @@ public final class BytePairTokenizer extends VocabularyTokenizer {
     public String model() {
         return "gpt2";
     }
-
 }

@@ -40,12 +40,17 @@ sealed interface ChatFormat {
         public void render(List<ChatMessage> messages, boolean addAssistantPrefix, StringBuilder out) {
             int first = 0;
             if (datedSystem != null) {
-                String system = !messages.isEmpty() && isSystem(messages.getFirst()) ? trim(messages.getFirst().content()) : "";
+                String system = !messages.isEmpty() && isSystem(messages.getFirst())
+                        ? trim(messages.getFirst().content())
+                        : "";
                 first = !messages.isEmpty() && isSystem(messages.getFirst()) ? 1 : 0;
                 out.append("<|start_header_id|>system<|end_header_id|>\n\n")
                         .append("Cutting Knowledge Date: December 2023\n")
-                        .append("Today Date: ").append(datedSystem).append("\n\n")
-                        .append(system).append("<|eot_id|>");
+                        .append("Today Date: ")
+                        .append(datedSystem)
+                        .append("\n\n")
+                        .append(system)
+                        .append("<|eot_id|>");
             }
             for (ChatMessage m : messages.subList(first, messages.size())) {
                 header(m.role(), out).append(trim(m.content())).append("<|eot_id|>");
@@ -90,7 +95,11 @@ sealed interface ChatFormat {
         }
 
         private void turn(String role, String content, StringBuilder out) {
-            out.append("<|im_start|>").append(role).append(separator).append(content).append(turnEnd);
+            out.append("<|im_start|>")
+                    .append(role)
+                    .append(separator)
+                    .append(content)
+                    .append(turnEnd);
         }
 
         @Override
@@ -162,8 +171,16 @@ sealed interface ChatFormat {
                     String space = variant.equals("v7") ? " " : "";
                     for (ChatMessage m : messages) {
                         switch (m.role()) {
-                            case "system" -> out.append("[SYSTEM_PROMPT]").append(space).append(m.content()).append("[/SYSTEM_PROMPT]");
-                            case "user" -> out.append("[INST]").append(space).append(m.content()).append("[/INST]");
+                            case "system" ->
+                                out.append("[SYSTEM_PROMPT]")
+                                        .append(space)
+                                        .append(m.content())
+                                        .append("[/SYSTEM_PROMPT]");
+                            case "user" ->
+                                out.append("[INST]")
+                                        .append(space)
+                                        .append(m.content())
+                                        .append("[/INST]");
                             default -> out.append(space).append(m.content()).append(eos);
                         }
                     }
@@ -174,7 +191,10 @@ sealed interface ChatFormat {
                         switch (m.role()) {
                             case "system" -> pendingSystem += m.content() + "\n\n";
                             case "user" -> {
-                                out.append("[INST] ").append(pendingSystem).append(m.content()).append(" [/INST]");
+                                out.append("[INST] ")
+                                        .append(pendingSystem)
+                                        .append(m.content())
+                                        .append(" [/INST]");
                                 pendingSystem = "";
                             }
                             default -> out.append(m.content()).append(eos);
@@ -192,9 +212,12 @@ sealed interface ChatFormat {
                         }
                         switch (m.role()) {
                             case "system" -> out.append(m.content()).append("\n\n");
-                            case "user" -> out.append(m.content()).append(leading).append("[/INST]");
+                            case "user" ->
+                                out.append(m.content()).append(leading).append("[/INST]");
                             default -> {
-                                out.append(trailing).append(variant.equals("v3") ? trim(m.content()) : m.content()).append(eos);
+                                out.append(trailing)
+                                        .append(variant.equals("v3") ? trim(m.content()) : m.content())
+                                        .append(eos);
                                 insideTurn = false;
                             }
                         }
@@ -257,7 +280,11 @@ sealed interface ChatFormat {
         @Override
         public void render(List<ChatMessage> messages, boolean addAssistantPrefix, StringBuilder out) {
             for (ChatMessage m : messages) {
-                out.append("<|").append(m.role()).append("|>\n").append(m.content()).append("<|end|>\n");
+                out.append("<|")
+                        .append(m.role())
+                        .append("|>\n")
+                        .append(m.content())
+                        .append("<|end|>\n");
             }
             if (addAssistantPrefix) {
                 out.append("<|assistant|>\n");
@@ -280,7 +307,12 @@ sealed interface ChatFormat {
         @Override
         public void render(List<ChatMessage> messages, boolean addAssistantPrefix, StringBuilder out) {
             for (ChatMessage m : messages) {
-                out.append("<|").append(m.role()).append("|>\n").append(m.content()).append(endOfTurn).append('\n');
+                out.append("<|")
+                        .append(m.role())
+                        .append("|>\n")
+                        .append(m.content())
+                        .append(endOfTurn)
+                        .append('\n');
             }
             if (addAssistantPrefix) {
                 out.append("<|assistant|>\n");

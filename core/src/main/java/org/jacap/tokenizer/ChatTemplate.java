@@ -23,10 +23,10 @@ import org.jacap.gguf.GgufValue;
  */
 public final class ChatTemplate {
     private static final String KEY = "tokenizer.chat_template";
-    private static final Pattern SET_SYSTEM = Pattern.compile(
-            "set\\s+system_message\\s*=\\s*('(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")");
-    private static final Pattern LITERAL_SYSTEM_TURN = Pattern.compile(
-            "'<\\|im_start\\|>system(?:\\\\n|\\n)((?:[^'\\\\]|\\\\.)*?)<\\|im_end\\|>");
+    private static final Pattern SET_SYSTEM =
+            Pattern.compile("set\\s+system_message\\s*=\\s*('(?:[^'\\\\]|\\\\.)*'|\"(?:[^\"\\\\]|\\\\.)*\")");
+    private static final Pattern LITERAL_SYSTEM_TURN =
+            Pattern.compile("'<\\|im_start\\|>system(?:\\\\n|\\n)((?:[^'\\\\]|\\\\.)*?)<\\|im_end\\|>");
     private static final Pattern DATE_STRING = Pattern.compile("date_string\\s*=\\s*\"([^\"]+)\"");
 
     private final ChatFormat format;
@@ -47,20 +47,26 @@ public final class ChatTemplate {
 
     /** A template given as Jinja source or as a family name ("chatml", "llama3", ...); null means none. */
     public static ChatTemplate fromTemplate(String template, Tokenizer tokenizer) {
-        return fromTemplate(template, tokenText(tokenizer, tokenizer.bosId(), "<s>"),
-                tokenText(tokenizer, tokenizer.eosId(), "</s>"), tokenizer.addBosByDefault(), Clock.systemDefaultZone());
+        return fromTemplate(
+                template,
+                tokenText(tokenizer, tokenizer.bosId(), "<s>"),
+                tokenText(tokenizer, tokenizer.eosId(), "</s>"),
+                tokenizer.addBosByDefault(),
+                Clock.systemDefaultZone());
     }
 
     /**
      * A template with explicit special texts. {@code tokenizerAddsBos} true leaves the leading BOS
      * text out of the rendering; {@code clock} dates templates that print today's date.
      */
-    public static ChatTemplate fromTemplate(String template, String bosText, String eosText, boolean tokenizerAddsBos,
-            Clock clock) {
+    public static ChatTemplate fromTemplate(
+            String template, String bosText, String eosText, boolean tokenizerAddsBos, Clock clock) {
         Objects.requireNonNull(bosText, "bosText");
         Objects.requireNonNull(eosText, "eosText");
         if (template == null || template.isBlank()) {
-            return new ChatTemplate(new ChatFormat.Plain(), "",
+            return new ChatTemplate(
+                    new ChatFormat.Plain(),
+                    "",
                     "the model has no chat template (" + KEY + "); using a plain 'User: …/Assistant:' layout");
         }
         ChatFormat byName = byName(template.strip(), bosText, eosText, tokenizerAddsBos, clock);
@@ -69,17 +75,21 @@ public final class ChatTemplate {
         }
         ChatFormat format = detect(template, bosText, eosText, tokenizerAddsBos, clock);
         if (format == null) {
-            return new ChatTemplate(new ChatFormat.Plain(), "",
+            return new ChatTemplate(
+                    new ChatFormat.Plain(),
+                    "",
                     "unrecognised chat template; using a plain 'User: …/Assistant:' layout");
         }
-        boolean leadingBos = template.contains("bos_token") && !tokenizerAddsBos && !(format instanceof ChatFormat.Llama2);
+        boolean leadingBos =
+                template.contains("bos_token") && !tokenizerAddsBos && !(format instanceof ChatFormat.Llama2);
         return new ChatTemplate(format, leadingBos ? bosText : "", null);
     }
 
     private static ChatFormat detect(String t, String bos, String eos, boolean addsBos, Clock clock) {
         if (t.contains("<|im_start|>")) {
             String system = defaultSystem(t);
-            return t.contains("<|im_sep|>") ? new ChatFormat.ChatMl("<|im_sep|>", "<|im_end|>", system)
+            return t.contains("<|im_sep|>")
+                    ? new ChatFormat.ChatMl("<|im_sep|>", "<|im_end|>", system)
                     : new ChatFormat.ChatMl("\n", "<|im_end|>\n", system);
         }
         if (t.startsWith("mistral") || t.contains("[INST]")) {
@@ -90,7 +100,9 @@ public final class ChatTemplate {
                 String variant = t.contains(" [INST]") ? "v1" : t.contains("\"[INST]\"") ? "v3-tekken" : "v3";
                 return new ChatFormat.Mistral(variant, eos);
             }
-            return t.contains("<<SYS>>") ? new ChatFormat.Llama2(bos, eos, !addsBos) : new ChatFormat.Mistral("legacy", eos);
+            return t.contains("<<SYS>>")
+                    ? new ChatFormat.Llama2(bos, eos, !addsBos)
+                    : new ChatFormat.Mistral("legacy", eos);
         }
         if (t.contains("<|assistant|>") && t.contains("<|end|>")) {
             return new ChatFormat.Phi3();
@@ -115,7 +127,7 @@ public final class ChatTemplate {
             case "llama2" -> new ChatFormat.Llama2(bos, eos, !addsBos);
             case "mistral" -> new ChatFormat.Mistral("legacy", eos);
             case "mistral-v1", "mistral-v3", "mistral-v3-tekken", "mistral-v7", "mistral-v7-tekken" ->
-                    new ChatFormat.Mistral(name.substring("mistral-".length()), eos);
+                new ChatFormat.Mistral(name.substring("mistral-".length()), eos);
             case "gemma" -> new ChatFormat.Gemma();
             case "phi3" -> new ChatFormat.Phi3();
             case "zephyr" -> new ChatFormat.Zephyr(eos);
@@ -142,12 +154,13 @@ public final class ChatTemplate {
             char c = s.charAt(i);
             if (c == '\\' && i + 1 < s.length()) {
                 char n = s.charAt(++i);
-                out.append(switch (n) {
-                    case 'n' -> '\n';
-                    case 't' -> '\t';
-                    case 'r' -> '\r';
-                    default -> n;
-                });
+                out.append(
+                        switch (n) {
+                            case 'n' -> '\n';
+                            case 't' -> '\t';
+                            case 'r' -> '\r';
+                            default -> n;
+                        });
             } else {
                 out.append(c);
             }

@@ -22,7 +22,9 @@ final class Gpt2Split implements SplitRule {
                 }
                 if (pos + 2 < to) {
                     int next2 = t.cps[pos + 2];
-                    if ((next == 'r' && next2 == 'e') || (next == 'v' && next2 == 'e') || (next == 'l' && next2 == 'l')) {
+                    if ((next == 'r' && next2 == 'e')
+                            || (next == 'v' && next2 == 'e')
+                            || (next == 'l' && next2 == 'l')) {
                         ends.add(pos += 3);
                         continue;
                     }

@@ -58,7 +58,9 @@ final class RegexSplit implements SplitRule {
     }
 
     private static boolean usesCategories(String regex) {
-        for (String c : List.of("\\p{N}", "\\p{L}", "\\p{P}", "\\p{M}", "\\p{S}", "\\p{Lu}", "\\p{Ll}", "\\p{Lt}", "\\p{Lm}", "\\p{Lo}")) {
+        for (String c : List.of(
+                "\\p{N}", "\\p{L}", "\\p{P}", "\\p{M}", "\\p{S}", "\\p{Lu}", "\\p{Ll}", "\\p{Lt}", "\\p{Lm}",
+                "\\p{Lo}")) {
             if (regex.contains(c)) {
                 return true;
             }

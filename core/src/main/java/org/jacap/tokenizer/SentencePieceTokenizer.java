@@ -16,6 +16,7 @@ public final class SentencePieceTokenizer extends VocabularyTokenizer {
 
     /** Token of each byte value for byte fallback, or -1. */
     private final int[] byteTokens = new int[256];
+
     private final boolean wordsMergeAlone;
 
     SentencePieceTokenizer(GgufMetadata metadata, List<String> warnings) {
@@ -121,7 +122,9 @@ public final class SentencePieceTokenizer extends VocabularyTokenizer {
             }
             int n = 0;
             for (int i = from; i < to; ) {
-                int len = Character.isHighSurrogate(chars[i]) && i + 1 < to && Character.isLowSurrogate(chars[i + 1]) ? 2 : 1;
+                int len = Character.isHighSurrogate(chars[i]) && i + 1 < to && Character.isLowSurrogate(chars[i + 1])
+                        ? 2
+                        : 1;
                 start[n] = i;
                 length[n++] = len;
                 i += len;
@@ -280,5 +283,4 @@ public final class SentencePieceTokenizer extends VocabularyTokenizer {
     public String model() {
         return "llama";
     }
-
 }

@@ -19,6 +19,7 @@ final class SplitText {
     private String plain;
     /** For {@link #plain()} with surrogate pairs: char index of each code point index, and back. */
     private int[] charOfCp;
+
     private int[] cpOfChar;
 
     SplitText(int[] cps) {

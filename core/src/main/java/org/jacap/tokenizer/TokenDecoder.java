@@ -96,7 +96,8 @@ final class TokenDecoder {
 
     private static boolean isValidUtf8(byte[] b) {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder(); // reports malformed input by default
-        return decoder.decode(ByteBuffer.wrap(b), CharBuffer.allocate(b.length), true).isUnderflow()
+        return decoder.decode(ByteBuffer.wrap(b), CharBuffer.allocate(b.length), true)
+                        .isUnderflow()
                 && decoder.flush(CharBuffer.allocate(1)).isUnderflow();
     }
 

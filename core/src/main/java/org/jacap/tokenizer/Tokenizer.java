@@ -24,8 +24,9 @@ public sealed interface Tokenizer permits VocabularyTokenizer {
         return switch (model) {
             case "llama" -> new SentencePieceTokenizer(metadata, warnings);
             case "gpt2" -> new BytePairTokenizer(metadata, warnings);
-            default -> throw new JacapException("unsupported tokenizer model '" + model
-                    + "' (supported: llama = SentencePiece, gpt2 = byte-level BPE)");
+            default ->
+                throw new JacapException("unsupported tokenizer model '" + model
+                        + "' (supported: llama = SentencePiece, gpt2 = byte-level BPE)");
         };
     }
 

@@ -91,8 +91,10 @@ final class Utf8 {
                 return false;
             }
             if (i == 1) {
-                if ((b0 == 0xE0 && b < 0xA0) || (b0 == 0xED && b > 0x9F)
-                        || (b0 == 0xF0 && b < 0x90) || (b0 == 0xF4 && b > 0x8F)) {
+                if ((b0 == 0xE0 && b < 0xA0)
+                        || (b0 == 0xED && b > 0x9F)
+                        || (b0 == 0xF0 && b < 0x90)
+                        || (b0 == 0xF4 && b > 0x8F)) {
                     return false;
                 }
             }

@@ -22,19 +22,47 @@ final class Vocabulary {
 
     /** Texts llama.cpp takes as end-of-turn when {@code eot_token_id} is absent. */
     private static final List<String> EOT_NAMES = List.of(
-            "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-            "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>");
+            "<|eot_id|>",
+            "<|im_end|>",
+            "<|end|>",
+            "<end_of_turn>",
+            "<|endoftext|>",
+            "<|end_of_text|>",
+            "<EOT>",
+            "_<EOT>",
+            "[EOT]",
+            "<｜end▁of▁sentence｜>",
+            "<end_of_utterance>");
 
     /** Texts that end generation wherever they appear (llama.cpp's EOG list). */
     private static final Set<String> EOG_NAMES = Set.of(
-            "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-            "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-            "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+            "<|eot_id|>",
+            "<|im_end|>",
+            "<|end|>",
+            "<|return|>",
+            "<|call|>",
+            "<|flush|>",
+            "<|calls|>",
+            "<end_of_turn>",
+            "<|endoftext|>",
+            "<|eom_id|>",
+            "<EOT>",
+            "_<EOT>",
+            "[EOT]",
+            "[EOS]",
+            "<|end_of_text|>",
+            "<end_of_utterance>",
+            "<eos>",
+            "<turn|>",
+            "<|tool_response>",
             "<｜end▁of▁sentence｜>");
 
     /** Fill-in-the-middle tokens that llama.cpp also treats as end of generation. */
-    private static final List<String> FIM_PAD_NAMES = List.of("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]");
-    private static final List<String> FIM_REP_NAMES = List.of("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>");
+    private static final List<String> FIM_PAD_NAMES =
+            List.of("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]");
+
+    private static final List<String> FIM_REP_NAMES =
+            List.of("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>");
     private static final List<String> FIM_SEP_NAMES = List.of("<|file_sep|>");
 
     final String[] texts;
@@ -52,6 +80,7 @@ final class Vocabulary {
     final boolean cleanSpaces;
     /** Control, user-defined and unknown tokens, longest text first: the order they are split out of text. */
     final int[] specialTokens;
+
     private final boolean[] endOfGeneration;
     private final List<String> warnings;
 
@@ -139,14 +168,17 @@ final class Vocabulary {
                     endOfGeneration[i] = true;
                     forceControl(i);
                 }
-                if (texts[i].equals("<|channel|>") || texts[i].equals("<|message|>")
-                        || texts[i].equals("<|start|>") || texts[i].equals("<|constrain|>")) {
+                if (texts[i].equals("<|channel|>")
+                        || texts[i].equals("<|message|>")
+                        || texts[i].equals("<|start|>")
+                        || texts[i].equals("<|constrain|>")) {
                     attrs[i] = TokenAttributes.USER_DEFINED; // gpt-oss: always rendered
                 }
             }
             // o200k_harmony and solar-open end turns with <|return|>/<|call|>; their <|end|> is not EOG.
             int end = index.get("<|end|>");
-            if (end >= 0 && endOfGeneration[end]
+            if (end >= 0
+                    && endOfGeneration[end]
                     && ((isEog("<|return|>") && isEog("<|call|>")) || (isEog("<|calls|>") && isEog("<|flush|>")))) {
                 endOfGeneration[end] = false;
                 attrs[end] = TokenAttributes.USER_DEFINED;
@@ -208,7 +240,8 @@ final class Vocabulary {
         }
         if (v.value() < 0 || v.value() >= n) {
             // e.g. 0xFFFFFFFF for "none", as llama2.c conversions write
-            warnings.add("ignored " + KEY + key + " = " + Long.toUnsignedString(v.value()) + " (vocabulary has " + n + " tokens)");
+            warnings.add("ignored " + KEY + key + " = " + Long.toUnsignedString(v.value()) + " (vocabulary has " + n
+                    + " tokens)");
             return id;
         }
         return (int) v.value();

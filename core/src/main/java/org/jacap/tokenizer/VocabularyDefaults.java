@@ -5,5 +5,10 @@ package org.jacap.tokenizer;
  * {@code tokenizer.ggml.model} and pre-tokenizer). Ids are -1 when the kind has no default.
  */
 record VocabularyDefaults(
-        int bosId, int eosId, int unknownId, boolean addBos, boolean addEos, boolean addSpacePrefix,
+        int bosId,
+        int eosId,
+        int unknownId,
+        boolean addBos,
+        boolean addEos,
+        boolean addSpacePrefix,
         boolean cleanSpaces) {}

@@ -16,7 +16,9 @@ final class EngineFixtures {
     private EngineFixtures() {}
 
     static Path dir() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures")).toAbsolutePath().normalize();
+        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
+                .toAbsolutePath()
+                .normalize();
         assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
         return dir;
     }
@@ -39,15 +41,21 @@ final class EngineFixtures {
     static List<Reference> references() {
         List<Reference> out = new ArrayList<>();
         try (var files = Files.list(dir().resolve("reference"))) {
-            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("reference_generations")).sorted().toList()) {
+            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("reference_generations"))
+                    .sorted()
+                    .toList()) {
                 JsonNode root = new ObjectMapper().readTree(f.toFile());
                 for (var model : root.get("models").properties()) {
                     if (!model.getKey().startsWith("stories260K")) {
                         continue;
                     }
                     for (JsonNode c : model.getValue()) {
-                        out.add(new Reference(model.getKey(), c.get("prompt").asText(), ints(c.get("prompt_ids")),
-                                ints(c.get("greedy_ids")), c.get("text").asText()));
+                        out.add(new Reference(
+                                model.getKey(),
+                                c.get("prompt").asText(),
+                                ints(c.get("prompt_ids")),
+                                ints(c.get("greedy_ids")),
+                                c.get("text").asText()));
                     }
                 }
             }

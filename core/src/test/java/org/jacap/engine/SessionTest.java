@@ -29,10 +29,13 @@ class SessionTest {
 
     @BeforeAll
     static void load() throws IOException {
-        engine = Engine.load(EngineFixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
+        engine = Engine.load(
+                EngineFixtures.model("stories260K.gguf"),
+                EngineOptions.defaults().withThreads(2));
         story = EngineFixtures.references().stream()
                 .filter(r -> r.model().equals("stories260K.gguf") && r.prompt().equals(PROMPT))
-                .findFirst().orElseThrow();
+                .findFirst()
+                .orElseThrow();
     }
 
     @AfterAll
@@ -55,21 +58,28 @@ class SessionTest {
                 .collect(Collectors.groupingBy(EngineFixtures.Reference::model, TreeMap::new, Collectors.toList()));
         assertThat(byModel).containsKey("stories260K.gguf");
         for (var entry : byModel.entrySet()) {
-            try (Engine e = Engine.load(EngineFixtures.dir().resolve("models").resolve(entry.getKey()),
+            try (Engine e = Engine.load(
+                    EngineFixtures.dir().resolve("models").resolve(entry.getKey()),
                     EngineOptions.defaults().withThreads(2))) {
                 for (EngineFixtures.Reference r : entry.getValue()) {
                     // fixtures README: with llama.cpp-style Q8 activations the Q4_0 "Lily and Tom" case
                     // departs from the float64 reference at token 55
-                    int compared = r.model().contains("Q4_0") && r.prompt().startsWith("Lily") ? 50 : r.greedyIds().length;
+                    int compared =
+                            r.model().contains("Q4_0") && r.prompt().startsWith("Lily") ? 50 : r.greedyIds().length;
                     try (Session s = e.newSession()) {
                         StringBuilder streamed = new StringBuilder();
-                        GenerationResult result = s.generate(r.prompt(), GREEDY_64, TokenListener.text(streamed::append));
-                        assertThat(Arrays.copyOf(s.tokens(), r.promptIds().length)).as("prompt ids of %s", r)
+                        GenerationResult result =
+                                s.generate(r.prompt(), GREEDY_64, TokenListener.text(streamed::append));
+                        assertThat(Arrays.copyOf(s.tokens(), r.promptIds().length))
+                                .as("prompt ids of %s", r)
                                 .containsExactly(r.promptIds());
-                        assertThat(Arrays.copyOf(result.ids(), compared)).as("ids of %s", r)
+                        assertThat(Arrays.copyOf(result.ids(), compared))
+                                .as("ids of %s", r)
                                 .containsExactly(Arrays.copyOf(r.greedyIds(), compared));
                         if (compared == r.greedyIds().length) {
-                            assertThat(e.tokenizer().decode(r.promptIds()) + result.text()).as("text of %s", r).isEqualTo(r.text());
+                            assertThat(e.tokenizer().decode(r.promptIds()) + result.text())
+                                    .as("text of %s", r)
+                                    .isEqualTo(r.text());
                         }
                         assertThat(streamed.toString()).isEqualTo(result.text());
                         assertThat(result.finishReason()).isEqualTo(FinishReason.MAX_TOKENS);
@@ -91,11 +101,13 @@ class SessionTest {
 
     @Test
     void aStopStringEndsTheTextAndNeverLeaks() {
-        String full = generatedText(story); // ", there was a little girl named Lily. She loved ... high.\nLily's mom said"
+        String full =
+                generatedText(story); // ", there was a little girl named Lily. She loved ... high.\nLily's mom said"
         for (String stop : List.of("Lily", "girl named", "Lily's", "\n")) {
             try (Session s = engine.newSession()) {
                 List<String> pieces = new ArrayList<>();
-                GenerationResult r = s.generate(PROMPT, GREEDY_64.withStopStrings(List.of(stop)), (id, text) -> pieces.add(text));
+                GenerationResult r =
+                        s.generate(PROMPT, GREEDY_64.withStopStrings(List.of(stop)), (id, text) -> pieces.add(text));
                 String expected = full.substring(0, full.indexOf(stop));
                 assertThat(r.finishReason()).as(stop).isEqualTo(FinishReason.STOP_STRING);
                 assertThat(r.text()).as(stop).isEqualTo(expected);
@@ -107,9 +119,12 @@ class SessionTest {
     @Test
     void heldBackTextIsReleasedWhenTheStopStringDoesNotComplete() {
         try (Session s = engine.newSession()) {
-            GenerationResult r = s.generate(PROMPT, GREEDY_64.withStopStrings(List.of("Lily is", "high.\nLily")), TokenListener.none());
+            GenerationResult r = s.generate(
+                    PROMPT, GREEDY_64.withStopStrings(List.of("Lily is", "high.\nLily")), TokenListener.none());
             String full = generatedText(story);
-            assertThat(r.text()).isEqualTo(full.substring(0, full.indexOf("high.\nLily"))).contains("Lily.");
+            assertThat(r.text())
+                    .isEqualTo(full.substring(0, full.indexOf("high.\nLily")))
+                    .contains("Lily.");
         }
     }
 
@@ -129,7 +144,8 @@ class SessionTest {
             assertThat(r.ids()).containsExactly(432, 383, 286, 261, 376, eos);
             assertThat(r.text()).isEqualTo(", there was a little");
             assertThat(events.getLast()).isEqualTo(new TokenEvent(eos, "little"));
-            assertThat(events.stream().map(TokenEvent::text).collect(Collectors.joining())).isEqualTo(r.text());
+            assertThat(events.stream().map(TokenEvent::text).collect(Collectors.joining()))
+                    .isEqualTo(r.text());
             assertThat(s.tokens()).hasSize(5 + 5).doesNotContain(eos); // the end token is not kept
 
             GenerationResult next = s.generate(" girl", GREEDY_64.withMaxTokens(2), TokenListener.none());
@@ -196,7 +212,8 @@ class SessionTest {
 
     @Test
     void theIteratorAndTheStreamGiveTheSameTokens() {
-        try (Session a = engine.newSession(); Session b = engine.newSession()) {
+        try (Session a = engine.newSession();
+                Session b = engine.newSession()) {
             List<TokenEvent> events = new ArrayList<>();
             try (Generation g = a.start(PROMPT, GREEDY_64)) {
                 g.forEachRemaining(events::add);
@@ -227,7 +244,8 @@ class SessionTest {
     void oneGenerationAtATimePerSession() {
         try (Session s = engine.newSession()) {
             Generation g = s.start(PROMPT, GREEDY_64);
-            assertThatThrownBy(() -> s.start(PROMPT, GREEDY_64)).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> s.start(PROMPT, GREEDY_64))
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("already generating");
             g.close();
             assertThat(g.result().finishReason()).isEqualTo(FinishReason.CANCELLED);
@@ -270,7 +288,9 @@ class SessionTest {
             assertThat(second.reusedTokens()).isEqualTo(cachedAfterFirst);
             assertThat(second.promptTokens()).isPositive().isLessThan(afterFirst.length);
             assertThat(s.tokens()).startsWith(afterFirst); // the first turn stayed as it was
-            assertThat(s.history()).extracting(m -> m.role()).containsExactly("system", "user", "assistant", "user", "assistant");
+            assertThat(s.history())
+                    .extracting(m -> m.role())
+                    .containsExactly("system", "user", "assistant", "user", "assistant");
             assertThat(s.history().get(2).content()).isEqualTo(first.text());
 
             s.reset();
@@ -284,7 +304,8 @@ class SessionTest {
         try (Session s = engine.newSession()) {
             s.generate(PROMPT, GREEDY_64.withMaxTokens(2), TokenListener.none());
             assertThatThrownBy(() -> s.chat("Hi", GREEDY_64, TokenListener.none()))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("reset()");
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("reset()");
         }
     }
 
@@ -298,7 +319,8 @@ class SessionTest {
 
             s.generate(PROMPT, GREEDY_64.withMaxTokens(20), TokenListener.none());
             assertThatThrownBy(() -> s.generate(new int[] {378}, GREEDY_64.withMaxTokens(10), TokenListener.none()))
-                    .hasMessageMatching("context overflow: 26 tokens \\(25 in the session \\+ 1 new\\) \\+ 10 requested > context of 32 tokens");
+                    .hasMessageMatching(
+                            "context overflow: 26 tokens \\(25 in the session \\+ 1 new\\) \\+ 10 requested > context of 32 tokens");
         }
     }
 
@@ -306,19 +328,25 @@ class SessionTest {
     void anEmptyPromptWithoutBosIsRefused() {
         try (Session s = engine.newSession()) {
             assertThatThrownBy(() -> s.generate("", GREEDY_64.withAddBos(false), TokenListener.none()))
-                    .isInstanceOf(JacapException.class).hasMessageContaining("prompt is empty");
+                    .isInstanceOf(JacapException.class)
+                    .hasMessageContaining("prompt is empty");
             GenerationResult bosOnly = s.generate("", GREEDY_64, TokenListener.none());
             EngineFixtures.Reference fromBos = EngineFixtures.references().stream()
-                    .filter(r -> r.model().equals("stories260K.gguf") && r.prompt().isEmpty()).findFirst().orElseThrow();
+                    .filter(r ->
+                            r.model().equals("stories260K.gguf") && r.prompt().isEmpty())
+                    .findFirst()
+                    .orElseThrow();
             assertThat(bosOnly.ids()).containsExactly(fromBos.greedyIds());
         }
     }
 
     @Test
     void aSeedMakesSamplingRepeatable() {
-        GenerationOptions sampled = GenerationOptions.defaults().withMaxTokens(32)
+        GenerationOptions sampled = GenerationOptions.defaults()
+                .withMaxTokens(32)
                 .withSampler(SamplerConfig.defaults().withTemperature(1.2f).withSeed(1234));
-        try (Session a = engine.newSession(); Session b = engine.newSession()) {
+        try (Session a = engine.newSession();
+                Session b = engine.newSession()) {
             GenerationResult x = a.generate(PROMPT, sampled, TokenListener.none());
             GenerationResult y = b.generate(PROMPT, sampled, TokenListener.none());
             assertThat(x.ids()).containsExactly(y.ids());
@@ -334,7 +362,8 @@ class SessionTest {
             for (int i = 0; i < 3; i++) {
                 runs.add(pool.submit(() -> {
                     try (Session s = engine.newSession()) {
-                        return s.generate(PROMPT, GREEDY_64, TokenListener.none()).ids();
+                        return s.generate(PROMPT, GREEDY_64, TokenListener.none())
+                                .ids();
                     }
                 }));
             }

@@ -4,16 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import org.jacap.simd.Precision;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** Prefill in one chunk, in chunks of 3 or 7, and token by token must give the same logits. */
 class ChunkingTest {
     /** oracle/README.md's p40 prompt plus ten more ids: 50 positions, past Gemma 3's window of 32. */
-    static final int[] PROMPT = {1, 317, 269, 274, 287, 263, 377, 267, 265, 282, 295, 433, 426, 342, 394, 261, 370,
-        352, 266, 268, 388, 269, 391, 266, 267, 337, 335, 312, 426, 291, 262, 379, 286, 273, 511, 13, 3, 258, 450,
-        498, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298};
+    static final int[] PROMPT = {
+        1, 317, 269, 274, 287, 263, 377, 267, 265, 282, 295, 433, 426, 342, 394, 261, 370, 352, 266, 268, 388, 269, 391,
+        266, 267, 337, 335, 312, 426, 291, 262, 379, 286, 273, 511, 13, 3, 258, 450, 498, 403, 407, 261, 378, 432, 383,
+        286, 261, 376, 298
+    };
     /** Different chunkings take different matmul paths (tiles vs vector dots): float summation order only. */
     static final double TOLERANCE = 1e-3;
 
@@ -40,13 +42,21 @@ class ChunkingTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stories260K.gguf", "gemma3-Q8_0.gguf", "qwen2-Q4_K_M.gguf", "qwen3-F16.gguf", "phi3-Q6_K.gguf",
-        "llama3rope-Q5_K_M.gguf"})
+    @ValueSource(
+            strings = {
+                "stories260K.gguf",
+                "gemma3-Q8_0.gguf",
+                "qwen2-Q4_K_M.gguf",
+                "qwen3-F16.gguf",
+                "phi3-Q6_K.gguf",
+                "llama3rope-Q5_K_M.gguf"
+            })
     void chunkSizesAgree(String file) throws IOException {
         try (Model model = Model.load(Fixtures.model(file), new LoadOptions(2, Precision.F32, null))) {
             float[] full = allLogits(model, PROMPT, PROMPT.length);
             for (int chunk : new int[] {1, 3, 7}) {
-                assertThat(maxAbsDiff(allLogits(model, PROMPT, chunk), full)).as("%s chunk %d", file, chunk)
+                assertThat(maxAbsDiff(allLogits(model, PROMPT, chunk), full))
+                        .as("%s chunk %d", file, chunk)
                         .isLessThanOrEqualTo(TOLERANCE);
             }
         }

@@ -19,7 +19,9 @@ final class Fixtures {
     /** A model file: oracle/models/NAME or models/NAME; skips the test when neither exists. */
     static Path model(String name) {
         Path d = dir();
-        for (Path p : new Path[] {d.resolve("oracle/models").resolve(name), d.resolve("models").resolve(name)}) {
+        for (Path p : new Path[] {
+            d.resolve("oracle/models").resolve(name), d.resolve("models").resolve(name)
+        }) {
             if (Files.isRegularFile(p)) {
                 return p;
             }

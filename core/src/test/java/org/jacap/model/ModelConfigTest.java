@@ -84,7 +84,8 @@ class ModelConfigTest {
 
     @Test
     void defaultsWhenOptionalKeysAreAbsent() {
-        ModelConfig c = MetadataBuilder.of("llama").remove(".attention.head_count_kv").config();
+        ModelConfig c =
+                MetadataBuilder.of("llama").remove(".attention.head_count_kv").config();
         assertThat(c.headCountKv()).isEqualTo(8);
         assertThat(c.keyLength()).isEqualTo(8);
         assertThat(c.ropeDimension()).isEqualTo(8);
@@ -95,10 +96,13 @@ class ModelConfigTest {
 
     @Test
     void headCountKvMayBeAUniformPerLayerArray() {
-        ModelConfig c = MetadataBuilder.of("llama").ints(".attention.head_count_kv", 2, 2, 2, 2, 2, 2, 2, 2).config();
+        ModelConfig c = MetadataBuilder.of("llama")
+                .ints(".attention.head_count_kv", 2, 2, 2, 2, 2, 2, 2, 2)
+                .config();
         assertThat(c.headCountKv()).isEqualTo(2);
         assertThatThrownBy(() -> MetadataBuilder.of("llama")
-                        .ints(".attention.head_count_kv", 2, 2, 4, 2, 2, 2, 2, 2).config())
+                        .ints(".attention.head_count_kv", 2, 2, 4, 2, 2, 2, 2, 2)
+                        .config())
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("llama.attention.head_count_kv")
                 .hasMessageContaining("differs per layer")
@@ -107,22 +111,27 @@ class ModelConfigTest {
 
     @Test
     void missingRequiredKeyIsNamed() {
-        assertThatThrownBy(() -> MetadataBuilder.of("qwen2").remove(".block_count").config())
+        assertThatThrownBy(
+                        () -> MetadataBuilder.of("qwen2").remove(".block_count").config())
                 .isInstanceOf(JacapException.class)
                 .hasMessage("missing metadata key 'qwen2.block_count'");
     }
 
     @Test
     void headCountsMustDivide() {
-        assertThatThrownBy(() -> MetadataBuilder.of("llama").integer(".attention.head_count_kv", 3).config())
+        assertThatThrownBy(() -> MetadataBuilder.of("llama")
+                        .integer(".attention.head_count_kv", 3)
+                        .config())
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("not a multiple");
     }
 
     @Test
     void gemma3DefaultPatternIsSix() {
-        ModelConfig c = MetadataBuilder.of("gemma3").integer(".attention.sliding_window", 512)
-                .real(".rope.freq_base", 1e6).config();
+        ModelConfig c = MetadataBuilder.of("gemma3")
+                .integer(".attention.sliding_window", 512)
+                .real(".rope.freq_base", 1e6)
+                .config();
         boolean[] expected = {true, true, true, true, true, false, true, true};
         for (int il = 0; il < 8; il++) {
             assertThat(c.layer(il).isSliding()).as("block %d", il).isEqualTo(expected[il]);
@@ -132,9 +141,11 @@ class ModelConfigTest {
 
     @Test
     void gemma3PatternAsBoolsAndLocalBase() {
-        ModelConfig c = MetadataBuilder.of("gemma3").integer(".attention.sliding_window", 16)
+        ModelConfig c = MetadataBuilder.of("gemma3")
+                .integer(".attention.sliding_window", 16)
                 .bools(".attention.sliding_window_pattern", false, true, false, true, false, true, false, true)
-                .real(".rope.freq_base_swa", 5000).config();
+                .real(".rope.freq_base_swa", 5000)
+                .config();
         assertThat(c.layer(0).isSliding()).isFalse();
         assertThat(c.layer(1).slidingWindow()).isEqualTo(16);
         assertThat(c.layer(1).ropeBase()).isEqualTo(5000f);
@@ -148,35 +159,45 @@ class ModelConfigTest {
 
     @Test
     void linearRopeScalingAppliesToGlobalBlocksOnly() {
-        ModelConfig c = MetadataBuilder.of("gemma3").integer(".attention.sliding_window", 512)
-                .string(".rope.scaling.type", "linear").real(".rope.scaling.factor", 8).config();
+        ModelConfig c = MetadataBuilder.of("gemma3")
+                .integer(".attention.sliding_window", 512)
+                .string(".rope.scaling.type", "linear")
+                .real(".rope.scaling.factor", 8)
+                .config();
         assertThat(c.ropeScaling().factor()).isEqualTo(8f);
         assertThat(c.layer(5).ropeFreqScale()).isEqualTo(0.125f);
         assertThat(c.layer(0).ropeFreqScale()).isEqualTo(1f);
-        ModelConfig none = MetadataBuilder.of("llama").string(".rope.scaling.type", "none")
-                .real(".rope.scaling.factor", 8).config();
+        ModelConfig none = MetadataBuilder.of("llama")
+                .string(".rope.scaling.type", "none")
+                .real(".rope.scaling.factor", 8)
+                .config();
         assertThat(none.layer(0).ropeFreqScale()).isEqualTo(1f);
     }
 
     @Test
     void unsupportedRopeScalingIsNamed() {
-        assertThatThrownBy(() -> MetadataBuilder.of("qwen2").string(".rope.scaling.type", "yarn")
-                        .real(".rope.scaling.factor", 4).config())
+        assertThatThrownBy(() -> MetadataBuilder.of("qwen2")
+                        .string(".rope.scaling.type", "yarn")
+                        .real(".rope.scaling.factor", 4)
+                        .config())
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("RoPE scaling type 'yarn'");
     }
 
     @Test
     void mixtureOfExpertsIsRefused() {
-        assertThatThrownBy(() -> MetadataBuilder.of("llama").integer(".expert_count", 8).config())
+        assertThatThrownBy(() ->
+                        MetadataBuilder.of("llama").integer(".expert_count", 8).config())
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("mixture-of-experts");
     }
 
     @Test
     void keyAndValueLengthsComeFromMetadata() {
-        ModelConfig c = MetadataBuilder.of("qwen3").integer(".attention.key_length", 16)
-                .integer(".attention.value_length", 12).config();
+        ModelConfig c = MetadataBuilder.of("qwen3")
+                .integer(".attention.key_length", 16)
+                .integer(".attention.value_length", 12)
+                .config();
         assertThat(c.layer(0).queryDim()).isEqualTo(128);
         assertThat(c.layer(0).valueDim()).isEqualTo(48);
         assertThat(c.layer(0).attentionOutputDim()).isEqualTo(96);

@@ -51,40 +51,55 @@ class ModelLoadTest {
     @Test
     void unknownArchitecture() {
         TinyGguf g = tiny().put("general.architecture", "rwkv7");
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessage("unsupported architecture 'rwkv7' (supported: llama, qwen2, qwen3, gemma3, phi3)");
     }
 
     @Test
     void missingTensorIsNamed() {
         TinyGguf g = tiny().removeTensor("blk.1.ffn_up.weight");
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessage("missing tensor 'blk.1.ffn_up.weight' (required by architecture 'llama')");
     }
 
     @Test
     void qwen2RequiresBiases() {
         TinyGguf g = tiny();
-        for (String k : List.copyOf(List.of("context_length", "embedding_length", "block_count", "feed_forward_length",
-                "attention.head_count", "attention.head_count_kv", "attention.layer_norm_rms_epsilon"))) {
-            g.put("qwen2." + k, k.endsWith("epsilon") ? (Object) 1e-6f : (Object) (switch (k) {
-                case "context_length" -> 128;
-                case "embedding_length" -> 32;
-                case "block_count" -> 2;
-                case "feed_forward_length" -> 48;
-                case "attention.head_count" -> 4;
-                default -> 2;
-            }));
+        for (String k : List.copyOf(List.of(
+                "context_length",
+                "embedding_length",
+                "block_count",
+                "feed_forward_length",
+                "attention.head_count",
+                "attention.head_count_kv",
+                "attention.layer_norm_rms_epsilon"))) {
+            g.put(
+                    "qwen2." + k,
+                    k.endsWith("epsilon")
+                            ? (Object) 1e-6f
+                            : (Object)
+                                    (switch (k) {
+                                        case "context_length" -> 128;
+                                        case "embedding_length" -> 32;
+                                        case "block_count" -> 2;
+                                        case "feed_forward_length" -> 48;
+                                        case "attention.head_count" -> 4;
+                                        default -> 2;
+                                    }));
         }
         g.put("general.architecture", "qwen2");
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessage("missing tensor 'blk.0.attn_q.bias' (required by architecture 'qwen2')");
     }
 
     @Test
     void wrongShapeIsNamed() {
         TinyGguf g = tiny().f32("blk.0.attn_k.weight", new java.util.Random(1), 0.1, 32, 24);
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessage("tensor 'blk.0.attn_k.weight' has shape [32, 24], expected [32, 16]");
     }
 
@@ -93,7 +108,8 @@ class ModelLoadTest {
         // 256-wide rows so that a 256-element block type fits; IQ2_XXS has no kernel.
         TinyGguf g = TinyGguf.llama(256, 1, 4, 2, 256, 16, 3);
         g.raw("blk.0.attn_q.weight", GgmlType.IQ2_XXS, new byte[256 * GgmlType.IQ2_XXS.bytesPerBlock()], 256, 256);
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessageContaining("blk.0.attn_q.weight")
                 .hasMessageContaining("IQ2_XXS");
     }
@@ -103,7 +119,8 @@ class ModelLoadTest {
         String[] tokens = new String[41];
         java.util.Arrays.fill(tokens, "x");
         TinyGguf g = tiny().put("tokenizer.ggml.tokens", tokens);
-        assertThatThrownBy(() -> load(g)).isInstanceOf(JacapException.class)
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
                 .hasMessage("token_embd.weight has 40 rows but the vocabulary has 41 tokens");
     }
 
@@ -118,7 +135,8 @@ class ModelLoadTest {
     void progressCoversEveryTensorByte() throws IOException {
         Path file = tiny().write(tmp.resolve("p.gguf"));
         List<long[]> calls = new ArrayList<>();
-        try (Model m = Model.load(file, OPTIONS.withProgress((done, total, what) -> calls.add(new long[] {done, total})))) {
+        try (Model m =
+                Model.load(file, OPTIONS.withProgress((done, total, what) -> calls.add(new long[] {done, total})))) {
             long total = calls.get(0)[1];
             assertThat(calls.get(calls.size() - 1)).containsExactly(total, total);
             for (int i = 1; i < calls.size(); i++) {
@@ -132,11 +150,13 @@ class ModelLoadTest {
     void contextOverflowNamesTheNumbers() throws IOException {
         try (Model m = load(tiny())) {
             int[] ids = new int[12];
-            assertThatThrownBy(() -> m.forward(m.newState(10), ids, 0, 11, false)).isInstanceOf(JacapException.class)
+            assertThatThrownBy(() -> m.forward(m.newState(10), ids, 0, 11, false))
+                    .isInstanceOf(JacapException.class)
                     .hasMessage("prompt of 11 tokens exceeds the context of 10 tokens");
             InferenceState st = m.newState(10);
             m.forward(st, ids, 0, 8, false);
-            assertThatThrownBy(() -> m.forward(st, ids, 0, 3, false)).isInstanceOf(JacapException.class)
+            assertThatThrownBy(() -> m.forward(st, ids, 0, 3, false))
+                    .isInstanceOf(JacapException.class)
                     .hasMessage("8 tokens so far + 3 new exceeds the context of 10 tokens");
             assertThat(st.position()).isEqualTo(8); // the failed call changed nothing
             m.forward(st, ids, 0, 2, false);
@@ -168,7 +188,8 @@ class ModelLoadTest {
             }
             assertThat(st.position()).isEqualTo(20);
             assertThat(st.kvCache().maxLength()).isLessThanOrEqualTo(6);
-            assertThat(st.kvCache().positions(0, 0)[st.kvCache().length(0, 0) - 1]).isEqualTo(19);
+            assertThat(st.kvCache().positions(0, 0)[st.kvCache().length(0, 0) - 1])
+                    .isEqualTo(19);
             assertThat(chunks).hasSize(20).containsOnly(1);
         }
     }
@@ -203,7 +224,8 @@ class ModelLoadTest {
 
     @Test
     void statesBelongToTheirModel() throws IOException {
-        try (Model a = load(tiny()); Model b = Model.load(tiny().write(tmp.resolve("b.gguf")), OPTIONS)) {
+        try (Model a = load(tiny());
+                Model b = Model.load(tiny().write(tmp.resolve("b.gguf")), OPTIONS)) {
             InferenceState st = a.newState(8);
             assertThatThrownBy(() -> b.forward(st, new int[] {1}, 0, 1, false))
                     .isInstanceOf(IllegalArgumentException.class);

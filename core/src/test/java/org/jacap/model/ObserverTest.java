@@ -33,7 +33,10 @@ class ObserverTest {
 
         @Override
         public void onQuery(int layer, int position, float[] qPre, int preOff, float[] qPost, int postOff) {
-            queries.add(new Query(layer, position, Arrays.copyOfRange(qPre, preOff, preOff + qDim),
+            queries.add(new Query(
+                    layer,
+                    position,
+                    Arrays.copyOfRange(qPre, preOff, preOff + qDim),
                     Arrays.copyOfRange(qPost, postOff, postOff + qDim)));
         }
 
@@ -71,7 +74,8 @@ class ObserverTest {
             assertThat(rec.queries).hasSize(c.blockCount() * n);
             for (Query q : rec.queries) {
                 LayerConfig l = c.layer(q.layer());
-                Rope rope = new Rope(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), null, l.ropeLayout());
+                Rope rope = new Rope(
+                        l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), null, l.ropeLayout());
                 float[] rotated = q.pre().clone();
                 rope.apply(rotated, 0, l.headCount(), q.position());
                 for (int i = 0; i < rotated.length; i++) {
@@ -90,7 +94,8 @@ class ObserverTest {
                     sum += p.p()[j];
                     boolean visible = !l.isSliding() || p.position() - j < l.slidingWindow();
                     if (!visible) {
-                        assertThat(p.p()[j]).as("layer %d pos %d row %d outside the window", p.layer(), p.position(), j)
+                        assertThat(p.p()[j])
+                                .as("layer %d pos %d row %d outside the window", p.layer(), p.position(), j)
                                 .isZero();
                     }
                 }

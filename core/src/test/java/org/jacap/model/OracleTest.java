@@ -42,12 +42,14 @@ class OracleTest {
      * conversion itself is right is checked over all runs (see {@link #MIN_EXACT_NATIVE_FRACTION}).
      */
     static final double NATIVE_HALF_TOLERANCE = 0.1;
+
     static final double NATIVE_QUANTIZED_TOLERANCE = 2.0;
     /**
      * Without llama.cpp's conversion no native run of a quantized file agrees within 1e-3; with it,
      * about half do (the others saw a flip). Checked when at least {@link #MIN_RUNS_FOR_FRACTION} are present.
      */
     static final double MIN_EXACT_NATIVE_FRACTION = 0.25;
+
     static final int MIN_RUNS_FOR_FRACTION = 20;
     /** Greedy ids are asserted only at steps whose reference margin exceeds this many tolerances. */
     static final double MARGIN_TOLERANCES = 4;
@@ -66,7 +68,9 @@ class OracleTest {
         assumeTrue(Files.isDirectory(refs), "no oracle references at " + refs);
         List<Path> files;
         try (Stream<Path> s = Files.list(refs)) {
-            files = s.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList();
+            files = s.filter(p -> p.getFileName().toString().endsWith(".json"))
+                    .sorted()
+                    .toList();
         }
         return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> check(f)));
     }
@@ -111,7 +115,8 @@ class OracleTest {
                 double d = Math.abs(logits[i] - expected[i]);
                 maxDiff = Math.max(maxDiff, d);
                 if (!(d <= tol)) {
-                    fail("%s: logit %d after the prompt is %s, llama.cpp %s (|diff| %.3g > %.1g)",
+                    fail(
+                            "%s: logit %d after the prompt is %s, llama.cpp %s (|diff| %.3g > %.1g)",
                             name, i, logits[i], expected[i], d, tol);
                 }
             }
@@ -121,7 +126,8 @@ class OracleTest {
                 int s = step.get("step").asInt();
                 if (s > 0) {
                     assertThat(st.position()).isEqualTo(step.get("pos").asInt());
-                    logits = model.forward(st, new int[] {ref.get("greedy_ids").get(s - 1).asInt()}, 0, 1, false);
+                    logits = model.forward(
+                            st, new int[] {ref.get("greedy_ids").get(s - 1).asInt()}, 0, 1, false);
                 }
                 int[] counts = ID_STEPS.computeIfAbsent(precision.toString(), k -> new int[2]);
                 synchronized (counts) {
@@ -131,14 +137,17 @@ class OracleTest {
                     }
                 }
                 if (step.get("margin").asDouble() >= MARGIN_TOLERANCES * tol) {
-                    assertThat(argmax(logits)).as("%s: greedy id at step %d", name, s).isEqualTo(step.get("token").asInt());
+                    assertThat(argmax(logits))
+                            .as("%s: greedy id at step %d", name, s)
+                            .isEqualTo(step.get("token").asInt());
                 }
                 for (JsonNode pair : step.get("top5")) {
                     int id = pair.get(0).asInt();
                     double d = Math.abs(logits[id] - pair.get(1).asDouble());
                     maxDiff = Math.max(maxDiff, d);
                     if (!(d <= tol)) {
-                        fail("%s: step %d logit of %d is %s, llama.cpp %s (|diff| %.3g > %.1g)",
+                        fail(
+                                "%s: step %d logit of %d is %s, llama.cpp %s (|diff| %.3g > %.1g)",
                                 name, s, id, logits[id], pair.get(1).asDouble(), d, tol);
                     }
                 }
@@ -156,7 +165,8 @@ class OracleTest {
                 .filter(e -> !e.getKey().endsWith(".f32.json"))
                 .filter(e -> variantAndType(e.getKey())[1].startsWith("Q"))
                 .filter(e -> !variantAndType(e.getKey())[0].equals("gemma3")) // GELU: never exact, see GEMMA3_TOLERANCE
-                .map(Map.Entry::getValue).toList();
+                .map(Map.Entry::getValue)
+                .toList();
         if (runs.size() >= MIN_RUNS_FOR_FRACTION) {
             long exact = runs.stream().filter(d -> d <= 1e-3).count();
             assertThat((double) exact / runs.size())
@@ -173,13 +183,20 @@ class OracleTest {
         Map<String, Double> sorted = new TreeMap<>(MAX_DIFF);
         StringBuilder sb = new StringBuilder("max |logit - llama.cpp| per variant, type, precision:\n");
         sorted.forEach((k, v) -> sb.append(String.format("  %-28s %.3e%n", k, v)));
-        ID_STEPS.forEach((k, v) -> sb.append(String.format("%s: greedy id asserted at %d of %d steps%n", k, v[0], v[1])));
+        ID_STEPS.forEach(
+                (k, v) -> sb.append(String.format("%s: greedy id asserted at %d of %d steps%n", k, v[0], v[1])));
         for (boolean f32 : new boolean[] {true, false}) {
-            List<Double> runs = RUN_DIFF.entrySet().stream().filter(e -> e.getKey().endsWith(".f32.json") == f32)
-                    .map(Map.Entry::getValue).toList();
-            sb.append(String.format("%s runs: %d, within 1e-4: %d, within 1e-3: %d, within 1e-2: %d%n",
-                    f32 ? "f32-view" : "native", runs.size(), runs.stream().filter(d -> d <= 1e-4).count(),
-                    runs.stream().filter(d -> d <= 1e-3).count(), runs.stream().filter(d -> d <= 1e-2).count()));
+            List<Double> runs = RUN_DIFF.entrySet().stream()
+                    .filter(e -> e.getKey().endsWith(".f32.json") == f32)
+                    .map(Map.Entry::getValue)
+                    .toList();
+            sb.append(String.format(
+                    "%s runs: %d, within 1e-4: %d, within 1e-3: %d, within 1e-2: %d%n",
+                    f32 ? "f32-view" : "native",
+                    runs.size(),
+                    runs.stream().filter(d -> d <= 1e-4).count(),
+                    runs.stream().filter(d -> d <= 1e-3).count(),
+                    runs.stream().filter(d -> d <= 1e-2).count()));
         }
         System.out.print(sb);
         try {

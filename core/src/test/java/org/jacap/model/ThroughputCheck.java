@@ -32,8 +32,11 @@ public final class ThroughputCheck {
             path = Path.of(System.getProperty("java.io.tmpdir"), "jacap-random-" + type + "-" + layers + ".gguf");
             if (!Files.exists(path)) {
                 long t0 = System.nanoTime();
-                TinyGguf.llama(2048, layers, 32, 4, 5632, 32000, 42, type).put("llama.context_length", 2048).write(path);
-                System.out.printf("wrote %s (%.0f MB) in %.1f s%n", path, Files.size(path) / 1e6, (System.nanoTime() - t0) / 1e9);
+                TinyGguf.llama(2048, layers, 32, 4, 5632, 32000, 42, type)
+                        .put("llama.context_length", 2048)
+                        .write(path);
+                System.out.printf(
+                        "wrote %s (%.0f MB) in %.1f s%n", path, Files.size(path) / 1e6, (System.nanoTime() - t0) / 1e9);
             }
         } else {
             path = Path.of(args[0]);
@@ -44,14 +47,25 @@ public final class ThroughputCheck {
         Precision precision = Precision.valueOf(System.getProperty("precision", "NATIVE"));
         try (Model m = Model.load(path, new LoadOptions(threads, precision, null))) {
             ModelConfig c = m.config();
-            System.out.printf("%s: %s, n_embd %d, %d blocks, heads %d/%d, ff %d, vocab %d; %d threads, %s%n",
-                    path.getFileName(), c.architecture(), c.embeddingLength(), c.blockCount(), c.headCount(),
-                    c.headCountKv(), c.feedForwardLength(), c.vocabSize(), threads, precision);
+            System.out.printf(
+                    "%s: %s, n_embd %d, %d blocks, heads %d/%d, ff %d, vocab %d; %d threads, %s%n",
+                    path.getFileName(),
+                    c.architecture(),
+                    c.embeddingLength(),
+                    c.blockCount(),
+                    c.headCount(),
+                    c.headCountKv(),
+                    c.feedForwardLength(),
+                    c.vocabSize(),
+                    threads,
+                    precision);
             int[] prompt = new int[pp];
             for (int i = 0; i < pp; i++) {
                 prompt[i] = 1 + (i * 37) % (c.vocabSize() - 1);
             }
-            for (int rep = 0, reps = Integer.getInteger("reps", 3); rep < reps; rep++) { // the first repetitions warm up the JIT
+            for (int rep = 0, reps = Integer.getInteger("reps", 3);
+                    rep < reps;
+                    rep++) { // the first repetitions warm up the JIT
                 InferenceState st = m.newState(pp + tg + 1);
                 java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
                 long c0 = mx.getCurrentThreadCpuTime();
@@ -67,8 +81,14 @@ public final class ThroughputCheck {
                 long t2 = System.nanoTime();
                 long c2 = mx.getCurrentThreadCpuTime();
                 // Caller-thread CPU time: with one thread it shows the speed on an idle core.
-                System.out.printf("rep %d: pp%d %.1f tok/s, tg%d %.1f tok/s (wall); caller CPU: pp %.1f tok/s, tg %.1f tok/s%n",
-                        rep, pp, pp / ((t1 - t0) / 1e9), tg, tg / ((t2 - t1) / 1e9), pp / ((c1 - c0) / 1e9),
+                System.out.printf(
+                        "rep %d: pp%d %.1f tok/s, tg%d %.1f tok/s (wall); caller CPU: pp %.1f tok/s, tg %.1f tok/s%n",
+                        rep,
+                        pp,
+                        pp / ((t1 - t0) / 1e9),
+                        tg,
+                        tg / ((t2 - t1) / 1e9),
+                        pp / ((c1 - c0) / 1e9),
                         tg / ((c2 - c1) / 1e9));
             }
         }

@@ -92,17 +92,25 @@ final class TinyGguf {
         for (int i = 0; i < vocab; i++) {
             tokens[i] = "<t" + i + ">";
         }
-        g.put("general.architecture", "llama").put("general.name", "tiny-test")
-                .put("llama.context_length", 128).put("llama.embedding_length", embd).put("llama.block_count", layers)
-                .put("llama.feed_forward_length", ff).put("llama.attention.head_count", heads)
-                .put("llama.attention.head_count_kv", headsKv).put("llama.attention.layer_norm_rms_epsilon", 1e-5f)
-                .put("tokenizer.ggml.model", "llama").put("tokenizer.ggml.tokens", tokens);
+        g.put("general.architecture", "llama")
+                .put("general.name", "tiny-test")
+                .put("llama.context_length", 128)
+                .put("llama.embedding_length", embd)
+                .put("llama.block_count", layers)
+                .put("llama.feed_forward_length", ff)
+                .put("llama.attention.head_count", heads)
+                .put("llama.attention.head_count_kv", headsKv)
+                .put("llama.attention.layer_norm_rms_epsilon", 1e-5f)
+                .put("tokenizer.ggml.model", "llama")
+                .put("tokenizer.ggml.tokens", tokens);
         int hd = embd / heads;
-        g.matrix("token_embd.weight", type, rnd, 1.0, embd, vocab).ones("output_norm.weight", embd)
+        g.matrix("token_embd.weight", type, rnd, 1.0, embd, vocab)
+                .ones("output_norm.weight", embd)
                 .matrix("output.weight", type, rnd, 0.1, embd, vocab);
         for (int l = 0; l < layers; l++) {
             String p = "blk." + l + ".";
-            g.ones(p + "attn_norm.weight", embd).ones(p + "ffn_norm.weight", embd)
+            g.ones(p + "attn_norm.weight", embd)
+                    .ones(p + "ffn_norm.weight", embd)
                     .matrix(p + "attn_q.weight", type, rnd, 0.1, embd, embd)
                     .matrix(p + "attn_k.weight", type, rnd, 0.1, embd, (long) hd * headsKv)
                     .matrix(p + "attn_v.weight", type, rnd, 0.1, embd, (long) hd * headsKv)
@@ -127,17 +135,30 @@ final class TinyGguf {
         for (Map.Entry<String, Object> e : metadata.entrySet()) {
             str(out, e.getKey());
             switch (e.getValue()) {
-                case Integer i -> { u32(out, 4); u32(out, i); }
-                case Float f -> { u32(out, 6); u32(out, Float.floatToRawIntBits(f)); }
-                case String s -> { u32(out, 8); str(out, s); }
+                case Integer i -> {
+                    u32(out, 4);
+                    u32(out, i);
+                }
+                case Float f -> {
+                    u32(out, 6);
+                    u32(out, Float.floatToRawIntBits(f));
+                }
+                case String s -> {
+                    u32(out, 8);
+                    str(out, s);
+                }
                 case String[] a -> {
-                    u32(out, 9); u32(out, 8); u64(out, a.length);
+                    u32(out, 9);
+                    u32(out, 8);
+                    u64(out, a.length);
                     for (String s : a) {
                         str(out, s);
                     }
                 }
                 case float[] a -> {
-                    u32(out, 9); u32(out, 6); u64(out, a.length);
+                    u32(out, 9);
+                    u32(out, 6);
+                    u64(out, a.length);
                     for (float f : a) {
                         u32(out, Float.floatToRawIntBits(f));
                     }
@@ -181,11 +202,13 @@ final class TinyGguf {
     }
 
     private static void u32(ByteArrayOutputStream out, int v) {
-        out.writeBytes(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array());
+        out.writeBytes(
+                ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(v).array());
     }
 
     private static void u64(ByteArrayOutputStream out, long v) {
-        out.writeBytes(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array());
+        out.writeBytes(
+                ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(v).array());
     }
 
     private static void str(ByteArrayOutputStream out, String s) {

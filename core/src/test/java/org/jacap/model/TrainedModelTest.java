@@ -32,6 +32,7 @@ class TrainedModelTest {
     static final double NATIVE_Q_TOLERANCE = 0.2;
     /** README: Q8_0-activation runtimes diverge from the float64 Q4_0 "Lily and Tom" ids at token 55. */
     static final int Q4_0_LILY_NATIVE_IDS = 50;
+
     static final double RANDOM_MODEL_TOLERANCE = 1e-3;
 
     @TestFactory
@@ -43,7 +44,8 @@ class TrainedModelTest {
         for (Iterator<Map.Entry<String, JsonNode>> it = models.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             for (Precision p : Precision.values()) {
-                tests.add(DynamicTest.dynamicTest(e.getKey() + " " + p, () -> checkStories(e.getKey(), e.getValue(), p)));
+                tests.add(
+                        DynamicTest.dynamicTest(e.getKey() + " " + p, () -> checkStories(e.getKey(), e.getValue(), p)));
             }
         }
         return tests.stream();
@@ -51,7 +53,8 @@ class TrainedModelTest {
 
     private static void checkStories(String modelFile, JsonNode cases, Precision precision) throws IOException {
         boolean native_ = precision == Precision.NATIVE;
-        double tol = !native_ || modelFile.equals("stories260K.gguf") ? F32_TOLERANCE
+        double tol = !native_ || modelFile.equals("stories260K.gguf")
+                ? F32_TOLERANCE
                 : modelFile.contains("F16") ? NATIVE_F16_TOLERANCE : NATIVE_Q_TOLERANCE;
         try (Model model = Model.load(Fixtures.model(modelFile), new LoadOptions(2, precision, null))) {
             for (JsonNode c : cases) {
@@ -64,12 +67,16 @@ class TrainedModelTest {
                 InferenceState st = model.newState(256);
                 float[] logits = model.forward(st, ids, 0, ids.length, false);
                 for (JsonNode pair : c.get("logits_after_prompt_top5")) {
-                    assertThat((double) logits[pair.get(0).asInt()]).as("%s '%s' top-5 logit of %d", modelFile, prompt,
-                            pair.get(0).asInt()).isCloseTo(pair.get(1).asDouble(), within(tol));
+                    assertThat((double) logits[pair.get(0).asInt()])
+                            .as(
+                                    "%s '%s' top-5 logit of %d",
+                                    modelFile, prompt, pair.get(0).asInt())
+                            .isCloseTo(pair.get(1).asDouble(), within(tol));
                 }
                 JsonNode first8 = c.get("logits_after_prompt_first8");
                 for (int i = 0; i < first8.size(); i++) {
-                    assertThat((double) logits[i]).as("%s '%s' logit %d", modelFile, prompt, i)
+                    assertThat((double) logits[i])
+                            .as("%s '%s' logit %d", modelFile, prompt, i)
                             .isCloseTo(first8.get(i).asDouble(), within(tol));
                 }
                 int[] generated = new int[expected.length];
@@ -79,7 +86,9 @@ class TrainedModelTest {
                         logits = model.forward(st, generated, s, 1, false);
                     }
                 }
-                assertThat(generated).as("%s '%s' greedy ids (%s)", modelFile, prompt, precision).containsExactly(expected);
+                assertThat(generated)
+                        .as("%s '%s' greedy ids (%s)", modelFile, prompt, precision)
+                        .containsExactly(expected);
             }
         }
     }
@@ -87,7 +96,8 @@ class TrainedModelTest {
     @org.junit.jupiter.api.Test
     void tokenizerFromTheFileEncodesTheReferencePrompts() throws IOException {
         JsonNode cases = OracleTest.read(Fixtures.dir().resolve("reference/reference_generations.json"))
-                .get("models").get("stories260K.gguf");
+                .get("models")
+                .get("stories260K.gguf");
         try (Model model = Model.load(Fixtures.model("stories260K.gguf"), new LoadOptions(1, Precision.F32, null))) {
             assertThat(model.tokenizer().vocabSize()).isEqualTo(model.config().vocabSize());
             assertThat(model.tokenizer()).isSameAs(model.tokenizer());
@@ -103,22 +113,25 @@ class TrainedModelTest {
         Path ref = Fixtures.dir().resolve("reference/reference_generations_llama-2-tiny-random.json");
         assumeTrue(Files.isRegularFile(ref), "missing " + ref);
         JsonNode cases = OracleTest.read(ref).get("models").get("llama-2-tiny-random.gguf");
-        return Arrays.stream(Precision.values()).map(p -> DynamicTest.dynamicTest("llama-2-tiny-random " + p, () -> {
-            try (Model model = Model.load(Fixtures.model("llama-2-tiny-random.gguf"), new LoadOptions(2, p, null))) {
-                assertThat(model.config().vocabSize()).isEqualTo(32000);
-                for (JsonNode c : cases) {
-                    int[] ids = OracleTest.ints(c.get("prompt_ids"));
-                    float[] logits = model.forward(model.newState(64), ids, 0, ids.length, false);
-                    for (JsonNode pair : c.get("logits_after_prompt_top5")) {
-                        assertThat((double) logits[pair.get(0).asInt()]).isCloseTo(pair.get(1).asDouble(),
-                                within(RANDOM_MODEL_TOLERANCE));
+        return Arrays.stream(Precision.values())
+                .map(p -> DynamicTest.dynamicTest("llama-2-tiny-random " + p, () -> {
+                    try (Model model =
+                            Model.load(Fixtures.model("llama-2-tiny-random.gguf"), new LoadOptions(2, p, null))) {
+                        assertThat(model.config().vocabSize()).isEqualTo(32000);
+                        for (JsonNode c : cases) {
+                            int[] ids = OracleTest.ints(c.get("prompt_ids"));
+                            float[] logits = model.forward(model.newState(64), ids, 0, ids.length, false);
+                            for (JsonNode pair : c.get("logits_after_prompt_top5")) {
+                                assertThat((double) logits[pair.get(0).asInt()])
+                                        .isCloseTo(pair.get(1).asDouble(), within(RANDOM_MODEL_TOLERANCE));
+                            }
+                            JsonNode first8 = c.get("logits_after_prompt_first8");
+                            for (int i = 0; i < first8.size(); i++) {
+                                assertThat((double) logits[i])
+                                        .isCloseTo(first8.get(i).asDouble(), within(RANDOM_MODEL_TOLERANCE));
+                            }
+                        }
                     }
-                    JsonNode first8 = c.get("logits_after_prompt_first8");
-                    for (int i = 0; i < first8.size(); i++) {
-                        assertThat((double) logits[i]).isCloseTo(first8.get(i).asDouble(), within(RANDOM_MODEL_TOLERANCE));
-                    }
-                }
-            }
-        }));
+                }));
     }
 }

@@ -10,8 +10,17 @@ class RankKeysTest {
 
     @Test
     void keysOrderByDescendingLogitThenAscendingIdAndRoundTrip() {
-        float[] values = {Float.NEGATIVE_INFINITY, -1e30f, -2.5f, -Float.MIN_VALUE, 0f, Float.MIN_VALUE, 1f, 3e38f,
-            Float.POSITIVE_INFINITY};
+        float[] values = {
+            Float.NEGATIVE_INFINITY,
+            -1e30f,
+            -2.5f,
+            -Float.MIN_VALUE,
+            0f,
+            Float.MIN_VALUE,
+            1f,
+            3e38f,
+            Float.POSITIVE_INFINITY
+        };
         for (int i = 0; i + 1 < values.length; i++) {
             assertThat(RankKeys.key(values[i + 1], 5)).isLessThan(RankKeys.key(values[i], 0));
         }

@@ -25,9 +25,14 @@ class SamplerTest {
 
     @Test
     void theChainFollowsLlamaCppsOrder() {
-        Sampler s = Sampler.fromConfig(SamplerConfig.defaults().withRepeatPenalty(1.1f, 64).withSeed(1), 10, 100);
+        Sampler s = Sampler.fromConfig(
+                SamplerConfig.defaults().withRepeatPenalty(1.1f, 64).withSeed(1), 10, 100);
         assertThat(s.stages())
-                .containsExactly(new RepetitionPenalty(1.1f, 64), new TopK(40), new TopP(0.95f), new MinP(0.05f),
+                .containsExactly(
+                        new RepetitionPenalty(1.1f, 64),
+                        new TopK(40),
+                        new TopP(0.95f),
+                        new MinP(0.05f),
                         new Temperature(0.8f));
         assertThat(s.chooser()).isEqualTo(new RandomDraw());
 
@@ -57,7 +62,12 @@ class SamplerTest {
 
     @Test
     void aSeedDeterminesTheDraws() {
-        SamplerConfig config = SamplerConfig.defaults().withTopK(0).withTopP(1).withMinP(0).withTemperature(1).withSeed(42);
+        SamplerConfig config = SamplerConfig.defaults()
+                .withTopK(0)
+                .withTopP(1)
+                .withMinP(0)
+                .withTemperature(1)
+                .withSeed(42);
         int[] a = draws(Sampler.fromConfig(config, LOGITS.length, 100), 1000);
         int[] b = draws(Sampler.fromConfig(config, LOGITS.length, 100), 1000);
         int[] c = draws(Sampler.fromConfig(config.withSeed(43), LOGITS.length, 100), 1000);
@@ -75,7 +85,8 @@ class SamplerTest {
 
     @Test
     void drawsFollowTheSoftmaxDistribution() {
-        SamplerConfig plain = SamplerConfig.defaults().withTopK(0).withTopP(1).withMinP(0).withSeed(2024);
+        SamplerConfig plain =
+                SamplerConfig.defaults().withTopK(0).withTopP(1).withMinP(0).withSeed(2024);
         assertChiSquareFits(plain.withTemperature(1f), expected(LOGITS, 1f, LOGITS.length));
         assertChiSquareFits(plain.withTemperature(0.5f), expected(LOGITS, 0.5f, LOGITS.length));
         assertChiSquareFits(plain.withTemperature(2f), expected(LOGITS, 2f, LOGITS.length));
@@ -133,7 +144,9 @@ class SamplerTest {
         assertThat(threads.isThreadAllocatedMemoryEnabled()).isTrue();
         long control = threads.getCurrentThreadAllocatedBytes();
         sink = new long[1000];
-        assertThat(threads.getCurrentThreadAllocatedBytes() - control).as("the meter sees allocations").isGreaterThan(8000);
+        assertThat(threads.getCurrentThreadAllocatedBytes() - control)
+                .as("the meter sees allocations")
+                .isGreaterThan(8000);
         for (SamplerConfig config : new SamplerConfig[] {
             SamplerConfig.defaults().withSeed(1).withRepeatPenalty(1.1f, 64),
             SamplerConfig.defaults().withSeed(1).withTopK(0), // top-p over the whole vocabulary
@@ -149,7 +162,9 @@ class SamplerTest {
                 s.accept(s.sample(logits, 0));
             }
             long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            assertThat(allocated).as("bytes allocated by 20 steps of %s", config).isLessThan(1024);
+            assertThat(allocated)
+                    .as("bytes allocated by 20 steps of %s", config)
+                    .isLessThan(1024);
         }
     }
 
@@ -158,8 +173,12 @@ class SamplerTest {
     @Test
     void invalidSettingsAreRejectedWithTheirName() {
         SamplerConfig d = SamplerConfig.defaults();
-        assertThatThrownBy(() -> d.withTemperature(-0.1f)).isInstanceOf(JacapException.class).hasMessageContaining("temperature");
-        assertThatThrownBy(() -> d.withTopP(0f)).isInstanceOf(JacapException.class).hasMessageContaining("top-p");
+        assertThatThrownBy(() -> d.withTemperature(-0.1f))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("temperature");
+        assertThatThrownBy(() -> d.withTopP(0f))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("top-p");
         assertThatThrownBy(() -> d.withTopP(1.5f)).hasMessageContaining("top-p must be in (0, 1]");
         assertThatThrownBy(() -> d.withMinP(-1f)).hasMessageContaining("min-p");
         assertThatThrownBy(() -> d.withTopK(-1)).hasMessageContaining("top-k");

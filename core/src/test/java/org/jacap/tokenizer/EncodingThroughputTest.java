@@ -13,10 +13,50 @@ import org.junit.jupiter.api.Test;
  */
 class EncodingThroughputTest {
     static final String[] WORDS = {
-        "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "tokenizer", "runtime", "Java",
-        "vectorised", "kernels", "cache", "eviction", "capacity", "Jacobian", "information", "llama", "model",
-        "12345", "3.14159", "don't", "we're", "naïve", "café", "Grüße", "日本語", "中文", "русский", "🦙", "😶‍🌫️",
-        "(x)", "a->b", "==", "// comment", "\n", "\n\n", "\t", "    ", "!", "?", ",", "."
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "lazy",
+        "dog",
+        "tokenizer",
+        "runtime",
+        "Java",
+        "vectorised",
+        "kernels",
+        "cache",
+        "eviction",
+        "capacity",
+        "Jacobian",
+        "information",
+        "llama",
+        "model",
+        "12345",
+        "3.14159",
+        "don't",
+        "we're",
+        "naïve",
+        "café",
+        "Grüße",
+        "日本語",
+        "中文",
+        "русский",
+        "🦙",
+        "😶‍🌫️",
+        "(x)",
+        "a->b",
+        "==",
+        "// comment",
+        "\n",
+        "\n\n",
+        "\t",
+        "    ",
+        "!",
+        "?",
+        ",",
+        "."
     };
 
     static String text(int bytes, long seed) {
@@ -46,7 +86,8 @@ class EncodingThroughputTest {
         long start = System.nanoTime();
         int[] ids = tok.encode(text, false, false);
         long ns = System.nanoTime() - start;
-        System.out.printf("gpt-2: %d bytes -> %d tokens in %.0f ms (%.2f MB/s)%n",
+        System.out.printf(
+                "gpt-2: %d bytes -> %d tokens in %.0f ms (%.2f MB/s)%n",
                 mb, ids.length, ns / 1e6, mb / 1e6 / (ns / 1e9));
         assertThat(ids.length).isGreaterThan(mb / 8);
         StreamingDecoder stream = tok.streamingDecoder();

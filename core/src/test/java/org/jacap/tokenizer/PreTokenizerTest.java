@@ -24,8 +24,8 @@ class PreTokenizerTest {
             Pattern.UNICODE_CHARACTER_CLASS);
 
     static final String[] ALPHABET = {
-        "a", "Z", "é", "ß", "я", "中", "ก", "1", "9", "٣", "½", " ", " ", " ", "\t", "\n", "\r", "\u00a0", "\u3000",
-        "'", "'s", "'T", "'ll", "'Re", ".", ",", "!", "~", "$", "-", "(", "🦙", "\u200d", "\u0301", "_"
+        "a", "Z", "é", "ß", "я", "中", "ก", "1", "9", "٣", "½", " ", " ", " ", "\t", "\n", "\r", "\u00a0", "\u3000", "'",
+        "'s", "'T", "'ll", "'Re", ".", ",", "!", "~", "$", "-", "(", "🦙", "\u200d", "\u0301", "_"
     };
 
     @Test
@@ -47,7 +47,9 @@ class PreTokenizerTest {
                 sb.append(ALPHABET[random.nextInt(ALPHABET.length)]);
             }
             String text = sb.toString();
-            assertThat(scan(rule, text)).as("words of \"%s\"", VocabFixtureTest.abbreviate(text)).isEqualTo(regexWords(regex, text));
+            assertThat(scan(rule, text))
+                    .as("words of \"%s\"", VocabFixtureTest.abbreviate(text))
+                    .isEqualTo(regexWords(regex, text));
         }
     }
 

@@ -26,7 +26,9 @@ class ReferenceGenerationTest {
         Path dir = TokenizerFixtures.dir().resolve("reference");
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> p.getFileName().toString().startsWith("reference_generations")).sorted().toList();
+            files = s.filter(p -> p.getFileName().toString().startsWith("reference_generations"))
+                    .sorted()
+                    .toList();
         }
         List<DynamicTest> tests = new ArrayList<>();
         for (Path file : files) {
@@ -39,7 +41,8 @@ class ReferenceGenerationTest {
                         Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.model(model.getKey()));
                         int[] promptIds = ints(c.get("prompt_ids"));
                         int[] greedy = ints(c.get("greedy_ids"));
-                        assertThat(tok.encode(prompt, tok.addBosByDefault(), false)).containsExactly(promptIds);
+                        assertThat(tok.encode(prompt, tok.addBosByDefault(), false))
+                                .containsExactly(promptIds);
                         int[] all = concat(promptIds, greedy);
                         assertThat(tok.decode(all)).isEqualTo(c.get("text").asText());
                         // streaming the same ids gives the same text, whole characters only
@@ -48,7 +51,8 @@ class ReferenceGenerationTest {
                         for (int id : all) {
                             sb.append(stream.accept(id));
                         }
-                        assertThat(sb.append(stream.flush()).toString()).isEqualTo(c.get("text").asText());
+                        assertThat(sb.append(stream.flush()).toString())
+                                .isEqualTo(c.get("text").asText());
                     }));
                 }
             }

@@ -67,7 +67,9 @@ class RoundTripTest {
                     for (int id : ids) {
                         String part = stream.accept(id);
                         assertThat(part).doesNotContain("\uFFFD");
-                        assertThat(isWellFormed(part)).as("well-formed UTF-16: %s", part).isTrue();
+                        assertThat(isWellFormed(part))
+                                .as("well-formed UTF-16: %s", part)
+                                .isTrue();
                         all.append(part);
                     }
                     all.append(stream.flush());
@@ -85,7 +87,8 @@ class RoundTripTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (String vocab : List.of("llama-spm", "phi-3")) {
             tests.add(DynamicTest.dynamicTest(vocab, () -> {
-                SentencePieceTokenizer tok = (SentencePieceTokenizer) TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+                SentencePieceTokenizer tok =
+                        (SentencePieceTokenizer) TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
                 java.util.Random random = new java.util.Random(3);
                 for (int round = 0; round < 300; round++) {
                     StringBuilder sb = new StringBuilder();
@@ -94,7 +97,9 @@ class RoundTripTest {
                         sb.append(" ".repeat(random.nextInt(3)));
                     }
                     String text = sb.toString();
-                    assertThat(tok.encode(text, false, false, true)).as(text).containsExactly(tok.encode(text, false, false, false));
+                    assertThat(tok.encode(text, false, false, true))
+                            .as(text)
+                            .containsExactly(tok.encode(text, false, false, false));
                 }
             }));
         }

@@ -109,10 +109,12 @@ class SpecialTokenTest {
     void unsupportedModelAndBadIdsAreUserErrors() throws IOException {
         GgufMetadata meta = withOverride("gpt-2", "tokenizer.ggml.model", new GgufValue.StringValue("bert"));
         assertThatThrownBy(() -> Tokenizer.fromMetadata(meta))
-                .isInstanceOf(JacapException.class).hasMessageContaining("unsupported tokenizer model 'bert'");
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("unsupported tokenizer model 'bert'");
         Tokenizer tok = vocab("gpt-2");
         assertThatThrownBy(() -> tok.decode(new int[] {50257}))
-                .isInstanceOf(JacapException.class).hasMessageContaining("token id 50257");
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("token id 50257");
         assertThatThrownBy(() -> tok.streamingDecoder().accept(-1)).isInstanceOf(JacapException.class);
     }
 

@@ -38,7 +38,11 @@ class VocabFixtureTest {
         List<Case> cases = new ArrayList<>();
         for (int i = 0; i < texts.size(); i++) {
             String line = lines.get(i).trim();
-            int[] ids = line.isEmpty() ? new int[0] : Arrays.stream(line.split("\\s+")).mapToInt(Integer::parseInt).toArray();
+            int[] ids = line.isEmpty()
+                    ? new int[0]
+                    : Arrays.stream(line.split("\\s+"))
+                            .mapToInt(Integer::parseInt)
+                            .toArray();
             cases.add(new Case(texts.get(i), ids));
         }
         return cases;
@@ -46,7 +50,9 @@ class VocabFixtureTest {
 
     static List<Path> inputs() throws IOException {
         try (Stream<Path> files = Files.list(TokenizerFixtures.dir().resolve("vocab"))) {
-            return files.filter(p -> p.toString().endsWith(".gguf.inp")).sorted().toList();
+            return files.filter(p -> p.toString().endsWith(".gguf.inp"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -66,7 +72,8 @@ class VocabFixtureTest {
                     assertEquals(Arrays.toString(c.ids()), Arrays.toString(actual), "ids of " + abbreviate(c.text()));
                 }));
             }
-            nodes.add(DynamicContainer.dynamicContainer(gguf.getFileName().toString() + " (" + cases.size() + " cases)", tests));
+            nodes.add(DynamicContainer.dynamicContainer(
+                    gguf.getFileName().toString() + " (" + cases.size() + " cases)", tests));
         }
         return nodes.stream();
     }

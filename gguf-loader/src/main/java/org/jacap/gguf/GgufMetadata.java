@@ -46,8 +46,7 @@ public final class GgufMetadata {
         String actual = v instanceof GgufValue.ArrayValue a
                 ? "ARRAY of " + a.elementType()
                 : v.type().toString();
-        return new GgufMetadataException(
-                "metadata key '" + key + "' has type " + actual + ", expected " + expected);
+        return new GgufMetadataException("metadata key '" + key + "' has type " + actual + ", expected " + expected);
     }
 
     public long getLong(String key) {
@@ -160,7 +159,8 @@ public final class GgufMetadata {
         for (int i = 0; i < out.length; i++) {
             long v = a.longs()[i];
             if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
-                throw new GgufMetadataException("metadata key '" + key + "'[" + i + "] = " + v + " does not fit an int");
+                throw new GgufMetadataException(
+                        "metadata key '" + key + "'[" + i + "] = " + v + " does not fit an int");
             }
             out[i] = (int) v;
         }

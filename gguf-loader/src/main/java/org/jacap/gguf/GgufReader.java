@@ -43,9 +43,12 @@ final class GgufReader {
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfFloat FLOAT =
+            ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfDouble DOUBLE =
+            ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** What the header section holds. */
     record Parsed(
@@ -93,10 +96,16 @@ final class GgufReader {
         long kvCount = readLong("the metadata count");
         // A metadata entry takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info at least 8 + 4 + 4 + 8.
         if (kvCount < 0 || kvCount > remaining() / 13) {
-            throw new GgufFormatException(kvCountAt, "metadata count " + Long.toUnsignedString(kvCount) + " cannot fit in the " + remaining() + " bytes left");
+            throw new GgufFormatException(
+                    kvCountAt,
+                    "metadata count " + Long.toUnsignedString(kvCount) + " cannot fit in the " + remaining()
+                            + " bytes left");
         }
         if (tensorCount < 0 || tensorCount > remaining() / 24) {
-            throw new GgufFormatException(tensorCountAt, "tensor count " + Long.toUnsignedString(tensorCount) + " cannot fit in the " + remaining() + " bytes left");
+            throw new GgufFormatException(
+                    tensorCountAt,
+                    "tensor count " + Long.toUnsignedString(tensorCount) + " cannot fit in the " + remaining()
+                            + " bytes left");
         }
         Map<String, GgufValue> kv = new LinkedHashMap<>();
         long alignmentAt = readMetadata(kvCount, kv);
@@ -125,12 +134,17 @@ final class GgufReader {
             return version;
         }
         if (version == 1) {
-            throw new GgufFormatException(versionAt, "GGUF version 1 is no longer supported (re-convert the model with a current llama.cpp)");
+            throw new GgufFormatException(
+                    versionAt, "GGUF version 1 is no longer supported (re-convert the model with a current llama.cpp)");
         }
         if (version != 0 && (version & 0xFFFF) == 0) {
-            throw new GgufFormatException(versionAt, "version field " + hexBytes(versionAt, 4) + " looks byte-swapped: big-endian GGUF files are not supported");
+            throw new GgufFormatException(
+                    versionAt,
+                    "version field " + hexBytes(versionAt, 4)
+                            + " looks byte-swapped: big-endian GGUF files are not supported");
         }
-        throw new GgufFormatException(versionAt, "unsupported GGUF version " + Integer.toUnsignedString(version) + " (supported: 2, 3)");
+        throw new GgufFormatException(
+                versionAt, "unsupported GGUF version " + Integer.toUnsignedString(version) + " (supported: 2, 3)");
     }
 
     /** Reads the key/value section into {@code kv}; returns where general.alignment's type field is, or -1. */
@@ -146,7 +160,8 @@ final class GgufReader {
             GgufValue previous = kv.putIfAbsent(key, value);
             if (previous != null) {
                 if (!GgufValue.sameContent(previous, value)) {
-                    throw new GgufFormatException(keyAt, "metadata key " + quote(key) + " appears twice with different values");
+                    throw new GgufFormatException(
+                            keyAt, "metadata key " + quote(key) + " appears twice with different values");
                 }
                 // Older converters wrote some keys twice (e.g. general.file_type); llama.cpp now refuses such files.
                 warnings.add("metadata key " + quote(key) + " appears twice (same value) at byte " + keyAt);
@@ -168,7 +183,8 @@ final class GgufReader {
         }
         long a = i.value();
         if (a <= 0 || a > (1 << 30) || (a & (a - 1)) != 0) {
-            throw new GgufFormatException(at, ALIGNMENT_KEY + " is " + a + ", expected a power of two between 1 and 2^30");
+            throw new GgufFormatException(
+                    at, ALIGNMENT_KEY + " is " + a + ", expected a power of two between 1 and 2^30");
         }
         return (int) a;
     }
@@ -188,7 +204,8 @@ final class GgufReader {
             long rankAt = pos;
             int rank = readInt("the rank of " + tensor);
             if (rank < 0 || rank > MAX_DIMS) {
-                throw new GgufFormatException(rankAt, tensor + " has rank " + Integer.toUnsignedString(rank) + " (at most " + MAX_DIMS + ")");
+                throw new GgufFormatException(
+                        rankAt, tensor + " has rank " + Integer.toUnsignedString(rank) + " (at most " + MAX_DIMS + ")");
             }
             long[] dims = new long[rank];
             long elements = 1;
@@ -196,7 +213,8 @@ final class GgufReader {
                 long dimAt = pos;
                 dims[d] = readLong("dimension " + d + " of " + tensor);
                 if (dims[d] <= 0) {
-                    throw new GgufFormatException(dimAt, tensor + " dimension " + d + " is " + dims[d] + " (must be positive)");
+                    throw new GgufFormatException(
+                            dimAt, tensor + " dimension " + d + " is " + dims[d] + " (must be positive)");
                 }
                 if (elements > Long.MAX_VALUE / dims[d]) {
                     throw new GgufFormatException(dimAt, tensor + " element count overflows a 64-bit integer");
@@ -207,17 +225,24 @@ final class GgufReader {
             int typeId = readInt("the type of " + tensor);
             GgmlType type = GgmlType.fromId(typeId);
             if (type == null) {
-                throw new GgufFormatException(typeAt, tensor + " has unknown ggml type id " + Integer.toUnsignedString(typeId));
+                throw new GgufFormatException(
+                        typeAt, tensor + " has unknown ggml type id " + Integer.toUnsignedString(typeId));
             }
             long offsetAt = pos;
             long offset = readLong("the data offset of " + tensor);
             if (offset < 0 || offset % alignment != 0) {
-                throw new GgufFormatException(offsetAt, tensor + " data offset " + Long.toUnsignedString(offset) + " is not a multiple of the alignment " + alignment);
+                throw new GgufFormatException(
+                        offsetAt,
+                        tensor + " data offset " + Long.toUnsignedString(offset)
+                                + " is not a multiple of the alignment " + alignment);
             }
             long width = rank == 0 ? 1 : dims[0];
             long rowBytes = type.bytesFor(width);
             if (rowBytes < 0) {
-                throw new GgufFormatException(typeAt, tensor + " width " + width + " is not a multiple of the " + type + " block size " + type.blockSize());
+                throw new GgufFormatException(
+                        typeAt,
+                        tensor + " width " + width + " is not a multiple of the " + type + " block size "
+                                + type.blockSize());
             }
             long rows = elements / width;
             if (rows > Long.MAX_VALUE / rowBytes) {
@@ -232,8 +257,11 @@ final class GgufReader {
         GgufTensorInfo t = p.info();
         long room = size - dataStart; // negative when the header ends in the alignment padding
         if (t.offset() > room || t.byteSize() > room - t.offset()) {
-            throw new GgufFormatException(p.offsetFieldAt(), "tensor " + quote(t.name()) + " (" + t.byteSize() + " bytes at data offset " + t.offset()
-                    + ", file byte " + Long.toUnsignedString(dataStart + t.offset()) + ") extends past the end of the file (" + size + " bytes)");
+            throw new GgufFormatException(
+                    p.offsetFieldAt(),
+                    "tensor " + quote(t.name()) + " (" + t.byteSize() + " bytes at data offset " + t.offset()
+                            + ", file byte " + Long.toUnsignedString(dataStart + t.offset())
+                            + ") extends past the end of the file (" + size + " bytes)");
         }
     }
 
@@ -259,23 +287,30 @@ final class GgufReader {
 
     private GgufValue.ArrayValue readArray(String key, int depth) {
         if (depth >= MAX_ARRAY_DEPTH) {
-            throw new GgufFormatException(pos, "arrays nested deeper than " + MAX_ARRAY_DEPTH + " levels in " + quote(key));
+            throw new GgufFormatException(
+                    pos, "arrays nested deeper than " + MAX_ARRAY_DEPTH + " levels in " + quote(key));
         }
         long typeAt = pos;
         GgufValueType et = readValueType("the element type of " + quote(key), typeAt);
         long lenAt = pos;
         long len = readLong("the array length of " + quote(key));
         if (len < 0 || len > remaining() / et.minBytes() || len > Integer.MAX_VALUE - 16) {
-            throw new GgufFormatException(lenAt, "array length " + Long.toUnsignedString(len) + " of " + quote(key) + " (" + et + ") cannot fit in the " + remaining() + " bytes left");
+            throw new GgufFormatException(
+                    lenAt,
+                    "array length " + Long.toUnsignedString(len) + " of " + quote(key) + " (" + et
+                            + ") cannot fit in the " + remaining() + " bytes left");
         }
         int n = (int) len;
         long start = pos;
-        charge(switch (et) {
-            case STRING -> STRING_COST * n;
-            case ARRAY -> NESTED_ARRAY_COST * n;
-            case BOOL -> n;
-            default -> 8L * n;
-        }, lenAt, quote(key));
+        charge(
+                switch (et) {
+                    case STRING -> STRING_COST * n;
+                    case ARRAY -> NESTED_ARRAY_COST * n;
+                    case BOOL -> n;
+                    default -> 8L * n;
+                },
+                lenAt,
+                quote(key));
         // Fixed-size elements fit: the length check above bounded n * size by the bytes left.
         switch (et) {
             case STRING -> {
@@ -303,7 +338,9 @@ final class GgufReader {
             case FLOAT32, FLOAT64 -> {
                 double[] v = new double[n];
                 for (int i = 0; i < n; i++) {
-                    v[i] = et == GgufValueType.FLOAT32 ? seg.get(FLOAT, start + 4L * i) : seg.get(DOUBLE, start + 8L * i);
+                    v[i] = et == GgufValueType.FLOAT32
+                            ? seg.get(FLOAT, start + 4L * i)
+                            : seg.get(DOUBLE, start + 8L * i);
                 }
                 pos = start + (long) et.minBytes() * n;
                 return GgufValue.ArrayValue.ofDoubles(et, v);
@@ -370,7 +407,9 @@ final class GgufReader {
         int id = readInt(what);
         GgufValueType t = GgufValueType.fromId(id);
         if (t == null) {
-            throw new GgufFormatException(at, "unknown value type " + Integer.toUnsignedString(id) + " for " + what.replace("the type of ", ""));
+            throw new GgufFormatException(
+                    at,
+                    "unknown value type " + Integer.toUnsignedString(id) + " for " + what.replace("the type of ", ""));
         }
         return t;
     }
@@ -379,7 +418,10 @@ final class GgufReader {
         long lenAt = pos;
         long len = readLong(what);
         if (len < 0 || len > remaining() || len > Integer.MAX_VALUE - 16) {
-            throw new GgufFormatException(lenAt, "string length " + Long.toUnsignedString(len) + " of " + what + " exceeds the " + remaining() + " bytes left");
+            throw new GgufFormatException(
+                    lenAt,
+                    "string length " + Long.toUnsignedString(len) + " of " + what + " exceeds the " + remaining()
+                            + " bytes left");
         }
         charge(len, lenAt, what);
         byte[] bytes = new byte[(int) len];
@@ -390,7 +432,8 @@ final class GgufReader {
 
     private void need(long bytes, Object what) {
         if (bytes > size - pos) {
-            throw new GgufFormatException(pos, "file ends while reading " + what + " (needs " + bytes + " bytes, " + (size - pos) + " left)");
+            throw new GgufFormatException(
+                    pos, "file ends while reading " + what + " (needs " + bytes + " bytes, " + (size - pos) + " left)");
         }
     }
 
@@ -398,7 +441,8 @@ final class GgufReader {
     private void charge(long bytes, long at, Object what) {
         heapUsed += bytes;
         if (heapUsed > HEAP_LIMIT) {
-            throw new GgufFormatException(at, "the header would take more than " + (HEAP_LIMIT >> 20) + " MiB of memory (at " + what + ")");
+            throw new GgufFormatException(
+                    at, "the header would take more than " + (HEAP_LIMIT >> 20) + " MiB of memory (at " + what + ")");
         }
     }
 
@@ -419,7 +463,9 @@ final class GgufReader {
     }
 
     private static String describeType(GgufValue v) {
-        return v instanceof GgufValue.ArrayValue a ? "ARRAY of " + a.elementType() : v.type().toString();
+        return v instanceof GgufValue.ArrayValue a
+                ? "ARRAY of " + a.elementType()
+                : v.type().toString();
     }
 
     /**

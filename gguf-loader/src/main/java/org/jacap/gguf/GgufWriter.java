@@ -161,7 +161,8 @@ public final class GgufWriter {
             case GgufValue.IntValue i -> checkInt(key, i.type(), i.value());
             case GgufValue.FloatValue f -> {
                 if (!f.type().isFloat()) {
-                    throw new IllegalArgumentException("metadata '" + key + "': a float value cannot have type " + f.type());
+                    throw new IllegalArgumentException(
+                            "metadata '" + key + "': a float value cannot have type " + f.type());
                 }
             }
             case GgufValue.StringValue s -> {
@@ -169,14 +170,15 @@ public final class GgufWriter {
                     throw new IllegalArgumentException("metadata '" + key + "': string is null");
                 }
             }
-            case GgufValue.BoolValue _ -> { }
+            case GgufValue.BoolValue _ -> {}
             case GgufValue.ArrayValue a -> checkArray(key, a, depth);
         }
     }
 
     private static void checkArray(String key, GgufValue.ArrayValue a, int depth) {
         if (depth >= GgufReader.MAX_ARRAY_DEPTH) {
-            throw new IllegalArgumentException("metadata '" + key + "': arrays nested deeper than " + GgufReader.MAX_ARRAY_DEPTH + " levels");
+            throw new IllegalArgumentException(
+                    "metadata '" + key + "': arrays nested deeper than " + GgufReader.MAX_ARRAY_DEPTH + " levels");
         }
         GgufValueType et = a.elementType();
         Object backing = switch (et) {
@@ -187,7 +189,8 @@ public final class GgufWriter {
             default -> a.longs();
         };
         if (backing == null) {
-            throw new IllegalArgumentException("metadata '" + key + "': array of " + et + " has no " + et + " elements array");
+            throw new IllegalArgumentException(
+                    "metadata '" + key + "': array of " + et + " has no " + et + " elements array");
         }
         switch (et) {
             case STRING -> {
@@ -205,7 +208,7 @@ public final class GgufWriter {
                     checkArray(key, inner, depth + 1);
                 }
             }
-            case FLOAT32, FLOAT64, BOOL -> { }
+            case FLOAT32, FLOAT64, BOOL -> {}
             default -> {
                 for (long v : a.longs()) {
                     checkInt(key, et, v);
@@ -223,7 +226,8 @@ public final class GgufWriter {
             case UINT32 -> v >= 0 && v <= 0xFFFF_FFFFL;
             case INT32 -> v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE;
             case UINT64, INT64 -> true; // UINT64 above Long.MAX_VALUE is carried as its bit pattern
-            default -> throw new IllegalArgumentException("metadata '" + key + "': an integer value cannot have type " + type);
+            default ->
+                throw new IllegalArgumentException("metadata '" + key + "': an integer value cannot have type " + type);
         };
         if (!ok) {
             throw new IllegalArgumentException("metadata '" + key + "': " + v + " does not fit " + type);
@@ -268,7 +272,8 @@ public final class GgufWriter {
             throw new IllegalArgumentException("tensor name must not be empty");
         }
         if (name.getBytes(StandardCharsets.UTF_8).length > MAX_TENSOR_NAME_BYTES) {
-            throw new IllegalArgumentException("tensor name '" + name + "' is longer than " + MAX_TENSOR_NAME_BYTES + " bytes (llama.cpp's limit)");
+            throw new IllegalArgumentException("tensor name '" + name + "' is longer than " + MAX_TENSOR_NAME_BYTES
+                    + " bytes (llama.cpp's limit)");
         }
         if (tensorNames.contains(name)) {
             throw new IllegalArgumentException("duplicate tensor name '" + name + "'");
@@ -277,12 +282,14 @@ public final class GgufWriter {
             throw new IllegalArgumentException("tensor '" + name + "' has no type");
         }
         if (dims == null || dims.length < 1 || dims.length > GgufReader.MAX_DIMS) {
-            throw new IllegalArgumentException("tensor '" + name + "' must have 1 to " + GgufReader.MAX_DIMS + " dimensions");
+            throw new IllegalArgumentException(
+                    "tensor '" + name + "' must have 1 to " + GgufReader.MAX_DIMS + " dimensions");
         }
         long elements = 1;
         for (int d = 0; d < dims.length; d++) {
             if (dims[d] <= 0) {
-                throw new IllegalArgumentException("tensor '" + name + "' dimension " + d + " is " + dims[d] + " (must be positive)");
+                throw new IllegalArgumentException(
+                        "tensor '" + name + "' dimension " + d + " is " + dims[d] + " (must be positive)");
             }
             if (elements > Long.MAX_VALUE / dims[d]) {
                 throw new IllegalArgumentException("tensor '" + name + "' element count overflows");
@@ -290,7 +297,8 @@ public final class GgufWriter {
             elements *= dims[d];
         }
         if (dims[0] % type.blockSize() != 0) {
-            throw new IllegalArgumentException("tensor '" + name + "' width " + dims[0] + " is not a multiple of the " + type + " block size " + type.blockSize());
+            throw new IllegalArgumentException("tensor '" + name + "' width " + dims[0] + " is not a multiple of the "
+                    + type + " block size " + type.blockSize());
         }
         long size = type.bytesFor(elements);
         if (size < 0) {
@@ -438,7 +446,8 @@ public final class GgufWriter {
     public byte[] toByteArray() throws IOException {
         Layout layout = layout();
         if (layout.fileSize() > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("GGUF image of " + layout.fileSize() + " bytes does not fit a byte array; write it to a file");
+            throw new IllegalStateException(
+                    "GGUF image of " + layout.fileSize() + " bytes does not fit a byte array; write it to a file");
         }
         byte[] out = new byte[(int) layout.fileSize()];
         MemorySegment image = MemorySegment.ofArray(out);
@@ -461,7 +470,8 @@ public final class GgufWriter {
         Path tmp = createTemp(target);
         boolean moved = false;
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            try (FileChannel ch =
+                            FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
                     Arena arena = Arena.ofConfined()) {
                 MemorySegment staging = arena.allocate(COPY_CHUNK, 64);
                 writeTo(layout, bytes -> writeFully(ch, bytes, staging));
@@ -488,9 +498,11 @@ public final class GgufWriter {
     private static Path createTemp(Path target) throws IOException {
         Path dir = target.getParent();
         for (int attempt = 0; ; attempt++) {
-            Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".part");
+            Path tmp = dir.resolve("." + target.getFileName() + "."
+                    + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".part");
             try {
-                Files.newByteChannel(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+                Files.newByteChannel(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+                        .close();
                 return tmp;
             } catch (FileAlreadyExistsException e) {
                 if (attempt == 100) {

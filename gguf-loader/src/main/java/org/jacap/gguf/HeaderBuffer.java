@@ -21,7 +21,8 @@ final class HeaderBuffer {
             throw new IllegalStateException("GGUF header larger than 2 GiB");
         }
         if (size + more > bytes.length) {
-            bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 16L, Math.max(size + (long) more, 2L * bytes.length)));
+            bytes = Arrays.copyOf(bytes, (int)
+                    Math.min(Integer.MAX_VALUE - 16L, Math.max(size + (long) more, 2L * bytes.length)));
         }
     }
 

@@ -3,7 +3,6 @@ package org.jacap.gguf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -29,7 +28,8 @@ class FixtureRewriteTest {
             files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
         }
         assertThat(files).isNotEmpty();
-        return files.stream().map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> check(f)));
+        return files.stream()
+                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> check(f)));
     }
 
     private static void check(Path file) throws Exception {
@@ -38,16 +38,23 @@ class FixtureRewriteTest {
             byte[] rewritten = GgufWriter.copyOf(src).toByteArray();
             if (src.warnings().isEmpty()) {
                 int mismatch = Arrays.mismatch(original, rewritten);
-                assertThat(mismatch).as("first differing byte of %s (sizes %d vs %d)", file.getFileName(), original.length, rewritten.length).isEqualTo(-1);
+                assertThat(mismatch)
+                        .as(
+                                "first differing byte of %s (sizes %d vs %d)",
+                                file.getFileName(), original.length, rewritten.length)
+                        .isEqualTo(-1);
             } else {
                 assertThat(src.warnings()).allMatch(w -> w.contains("appears twice (same value)"));
                 assertThat(rewritten.length).isLessThan(original.length);
             }
             GgufFile copy = GgufFile.fromSegment(MemorySegment.ofArray(rewritten));
             assertThat(copy.warnings()).isEmpty();
-            assertThat(List.copyOf(copy.metadata().keys())).isEqualTo(List.copyOf(src.metadata().keys()));
+            assertThat(List.copyOf(copy.metadata().keys()))
+                    .isEqualTo(List.copyOf(src.metadata().keys()));
             for (Map.Entry<String, GgufValue> e : src.metadata().asMap().entrySet()) {
-                assertThat(GgufValue.sameContent(copy.metadata().get(e.getKey()).orElseThrow(), e.getValue())).as(e.getKey()).isTrue();
+                assertThat(GgufValue.sameContent(copy.metadata().get(e.getKey()).orElseThrow(), e.getValue()))
+                        .as(e.getKey())
+                        .isTrue();
             }
             assertThat(copy.tensors()).isEqualTo(src.tensors());
             for (GgufTensorInfo t : src.tensors()) {

@@ -32,13 +32,18 @@ class GgufFuzzTest {
     private static final long DEFAULT_SECONDS = 20;
     /** Arrays longer than this are cut when a vocabulary file is shrunk into the corpus. */
     private static final int VOCAB_ELEMENTS = 384;
+
     private static final int VOCAB_PREFIX_BYTES = 200_000;
 
     /** One corpus file: its bytes, where its header ends, and the fields to aim at. */
     private record Sample(String name, byte[] image, long headerEnd, List<GgufFieldMap.Field> fields) {}
 
     /** What happened to one mutated file. */
-    private enum Outcome { PARSED, REJECTED, PARSED_NOT_REENCODABLE }
+    private enum Outcome {
+        PARSED,
+        REJECTED,
+        PARSED_NOT_REENCODABLE
+    }
 
     private volatile String currentCase = "none yet";
 
@@ -52,21 +57,29 @@ class GgufFuzzTest {
 
         int[] counts = new int[Outcome.values().length];
         long start = System.nanoTime();
-        int done = assertTimeoutPreemptively(budget.plusSeconds(120), () -> {
-            if (only != null) {
-                counts[runCase(corpus, parseSeed(only), -1, seed).ordinal()]++;
-                return 1;
-            }
-            long deadline = start + budget.toNanos();
-            int i = 0;
-            for (; i < mutations && System.nanoTime() < deadline; i++) {
-                counts[runCase(corpus, caseSeed(seed, i), i, seed).ordinal()]++;
-            }
-            return i;
-        }, () -> "fuzz case hung or was too slow: " + currentCase);
+        int done = assertTimeoutPreemptively(
+                budget.plusSeconds(120),
+                () -> {
+                    if (only != null) {
+                        counts[runCase(corpus, parseSeed(only), -1, seed).ordinal()]++;
+                        return 1;
+                    }
+                    long deadline = start + budget.toNanos();
+                    int i = 0;
+                    for (; i < mutations && System.nanoTime() < deadline; i++) {
+                        counts[runCase(corpus, caseSeed(seed, i), i, seed).ordinal()]++;
+                    }
+                    return i;
+                },
+                () -> "fuzz case hung or was too slow: " + currentCase);
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("GGUF fuzz: %d mutations in %.1f s (seed %d): %d parsed, %d parsed but not re-encodable, %d rejected%n",
-                done, seconds, seed, counts[Outcome.PARSED.ordinal()], counts[Outcome.PARSED_NOT_REENCODABLE.ordinal()],
+        System.out.printf(
+                "GGUF fuzz: %d mutations in %.1f s (seed %d): %d parsed, %d parsed but not re-encodable, %d rejected%n",
+                done,
+                seconds,
+                seed,
+                counts[Outcome.PARSED.ordinal()],
+                counts[Outcome.PARSED_NOT_REENCODABLE.ordinal()],
                 counts[Outcome.REJECTED.ordinal()]);
         assertThat(done).isPositive();
         if (only == null && done >= 500) {
@@ -97,12 +110,14 @@ class GgufFuzzTest {
             Path dump = Path.of("target", "fuzz-failures", String.format("case-0x%016x.gguf", caseSeed));
             Files.createDirectories(dump.getParent());
             Files.write(dump, mutated);
-            throw new AssertionError(currentCase + " failed with " + t + " (input saved to " + dump.toAbsolutePath() + ")", t);
+            throw new AssertionError(
+                    currentCase + " failed with " + t + " (input saved to " + dump.toAbsolutePath() + ")", t);
         }
     }
 
     private static String describe(long caseSeed, int index, long baseSeed, Sample s, List<String> log) {
-        return String.format("case 0x%016x (#%d of base seed %d; rerun with -Djacap.fuzz.case=0x%016x) on %s: %s",
+        return String.format(
+                "case 0x%016x (#%d of base seed %d; rerun with -Djacap.fuzz.case=0x%016x) on %s: %s",
                 caseSeed, index, baseSeed, caseSeed, s.name(), log);
     }
 
@@ -133,9 +148,12 @@ class GgufFuzzTest {
             return Outcome.PARSED_NOT_REENCODABLE;
         }
         GgufFile again = GgufFile.fromSegment(MemorySegment.ofArray(w.toByteArray()));
-        assertThat(List.copyOf(again.metadata().keys())).isEqualTo(List.copyOf(f.metadata().keys()));
+        assertThat(List.copyOf(again.metadata().keys()))
+                .isEqualTo(List.copyOf(f.metadata().keys()));
         for (Map.Entry<String, GgufValue> e : f.metadata().asMap().entrySet()) {
-            assertThat(GgufValue.sameContent(again.metadata().get(e.getKey()).orElseThrow(), e.getValue())).as(e.getKey()).isTrue();
+            assertThat(GgufValue.sameContent(again.metadata().get(e.getKey()).orElseThrow(), e.getValue()))
+                    .as(e.getKey())
+                    .isTrue();
         }
         assertThat(again.tensors()).hasSameSizeAs(f.tensors());
         for (int i = 0; i < f.tensors().size(); i++) {
@@ -152,8 +170,26 @@ class GgufFuzzTest {
     // ------------------------------------------------------------------ mutations
 
     private static final long[] EXTREMES = {
-        0, 1, -1, 0x7F, 0x80, 0xFF, 0xFFFF, 1L << 16, Integer.MAX_VALUE, 1L << 31, 0xFFFF_FFFFL, 1L << 32,
-        1L << 62, Long.MAX_VALUE, Long.MIN_VALUE, -2, 13, 9, 4, 5
+        0,
+        1,
+        -1,
+        0x7F,
+        0x80,
+        0xFF,
+        0xFFFF,
+        1L << 16,
+        Integer.MAX_VALUE,
+        1L << 31,
+        0xFFFF_FFFFL,
+        1L << 32,
+        1L << 62,
+        Long.MAX_VALUE,
+        Long.MIN_VALUE,
+        -2,
+        13,
+        9,
+        4,
+        5
     };
 
     private static byte[] mutate(Sample s, SplittableRandom r, List<String> log) {
@@ -263,7 +299,9 @@ class GgufFuzzTest {
         List<Sample> out = new ArrayList<>();
         List<Path> models;
         try (Stream<Path> s = Files.list(fixtures.resolve("models"))) {
-            models = s.filter(p -> p.getFileName().toString().startsWith("stories260K")).sorted().toList();
+            models = s.filter(p -> p.getFileName().toString().startsWith("stories260K"))
+                    .sorted()
+                    .toList();
         }
         for (Path p : models) {
             out.add(sample(p.getFileName().toString(), Files.readAllBytes(p)));
@@ -279,14 +317,20 @@ class GgufFuzzTest {
         for (Path p : vocabs) {
             try (GgufFile f = GgufFile.open(p)) {
                 GgufWriter w = new GgufWriter();
-                f.metadata().asMap().forEach((k, v) -> w.put(k, v instanceof GgufValue.ArrayValue a ? head(a, VOCAB_ELEMENTS) : v));
+                f.metadata()
+                        .asMap()
+                        .forEach((k, v) -> w.put(k, v instanceof GgufValue.ArrayValue a ? head(a, VOCAB_ELEMENTS) : v));
                 out.add(sample(p.getFileName() + " (first " + VOCAB_ELEMENTS + " entries)", w.toByteArray()));
             }
         }
         if (!vocabs.isEmpty()) {
             byte[] all = Files.readAllBytes(vocabs.getLast());
             byte[] prefix = Arrays.copyOf(all, Math.min(all.length, VOCAB_PREFIX_BYTES));
-            out.add(new Sample(vocabs.getLast().getFileName() + " (first " + prefix.length + " bytes)", prefix, prefix.length, List.of()));
+            out.add(new Sample(
+                    vocabs.getLast().getFileName() + " (first " + prefix.length + " bytes)",
+                    prefix,
+                    prefix.length,
+                    List.of()));
         }
         assertThat(out).hasSizeGreaterThanOrEqualTo(4);
         return out;

@@ -65,7 +65,9 @@ class GgufWriterTest {
         assertThat(List.copyOf(actual.keys())).isEqualTo(List.copyOf(expected.keys()));
         for (Map.Entry<String, GgufValue> e : expected.asMap().entrySet()) {
             GgufValue got = actual.get(e.getKey()).orElseThrow();
-            assertThat(GgufValue.sameContent(got, e.getValue())).as("value of %s: %s vs %s", e.getKey(), got, e.getValue()).isTrue();
+            assertThat(GgufValue.sameContent(got, e.getValue()))
+                    .as("value of %s: %s vs %s", e.getKey(), got, e.getValue())
+                    .isTrue();
         }
     }
 
@@ -92,7 +94,9 @@ class GgufWriterTest {
     @Test
     void tensorsAreAlignedAndReadBackExactly() throws IOException {
         for (int alignment : new int[] {1, 8, 32, 64, 4096}) {
-            GgufWriter w = new GgufWriter().putString("general.architecture", "test").putUInt32("general.alignment", alignment);
+            GgufWriter w = new GgufWriter()
+                    .putString("general.architecture", "test")
+                    .putUInt32("general.alignment", alignment);
             List<byte[]> payloads = new ArrayList<>();
             Object[][] specs = {
                 {"a", new long[] {5}, GgmlType.F32},
@@ -134,7 +138,9 @@ class GgufWriterTest {
                 expectedOffset += (t.byteSize() + alignment - 1) / alignment * alignment;
                 assertThat(f.data(t).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payloads.get(i));
             }
-            assertThat((long) image.length).as("the last tensor is padded too").isEqualTo(f.dataStart() + expectedOffset);
+            assertThat((long) image.length)
+                    .as("the last tensor is padded too")
+                    .isEqualTo(f.dataStart() + expectedOffset);
         }
     }
 
@@ -194,13 +200,19 @@ class GgufWriterTest {
         new java.util.Random(7).nextBytes(big);
         GgufWriter w = new GgufWriter().putString("general.architecture", "test");
         w.addTensor("heap", new long[] {n}, GgmlType.I8, big);
-        w.addTensor("filled", new long[] {n}, GgmlType.I8, dst -> MemorySegment.copy(MemorySegment.ofArray(big), 0, dst, 0, n));
+        w.addTensor(
+                "filled",
+                new long[] {n},
+                GgmlType.I8,
+                dst -> MemorySegment.copy(MemorySegment.ofArray(big), 0, dst, 0, n));
         Path out = tmp.resolve("big.gguf");
         w.write(out);
         try (GgufFile f = GgufFile.open(out)) {
             assertThat(f.fileSize()).isEqualTo(w.fileSize());
             for (GgufTensorInfo t : f.tensors()) {
-                assertThat(f.data(t).mismatch(MemorySegment.ofArray(big))).as(t.name()).isEqualTo(-1L);
+                assertThat(f.data(t).mismatch(MemorySegment.ofArray(big)))
+                        .as(t.name())
+                        .isEqualTo(-1L);
             }
         }
         assertThat(Files.readAllBytes(out)).isEqualTo(w.toByteArray());
@@ -234,9 +246,11 @@ class GgufWriterTest {
         GgufWriter w = new GgufWriter();
         w.addTensor("t", new long[] {4}, GgmlType.F32, new byte[16]);
         assertThatThrownBy(() -> w.addTensor("t", new long[] {4}, GgmlType.F32, new byte[16]))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicate tensor name 't'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("duplicate tensor name 't'");
         assertThatThrownBy(() -> w.addTensor("u", new long[] {4}, GgmlType.F32, new byte[15]))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("takes 16 bytes, but 15 were given");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("takes 16 bytes, but 15 were given");
         assertThatThrownBy(() -> w.addTensor("u", new long[] {33}, GgmlType.Q4_0, new byte[18]))
                 .hasMessageContaining("not a multiple of the Q4_0 block size 32");
         assertThatThrownBy(() -> w.addTensor("u", new long[] {4, 0}, GgmlType.F32, new byte[0]))
@@ -249,11 +263,15 @@ class GgufWriterTest {
                 .hasMessageContaining("longer than 63 bytes");
         assertThatThrownBy(() -> w.putUInt32("general.alignment", 48)).hasMessageContaining("power of two");
         assertThatThrownBy(() -> w.putInt32("general.alignment", 32)).hasMessageContaining("UINT32");
-        assertThatThrownBy(() -> w.put("x", new GgufValue.IntValue(GgufValueType.UINT8, 256))).hasMessageContaining("does not fit UINT8");
+        assertThatThrownBy(() -> w.put("x", new GgufValue.IntValue(GgufValueType.UINT8, 256)))
+                .hasMessageContaining("does not fit UINT8");
         assertThatThrownBy(() -> w.putUInt32("x", -1)).hasMessageContaining("does not fit UINT32");
-        assertThatThrownBy(() -> w.put("x", new GgufValue.IntValue(GgufValueType.FLOAT32, 1))).hasMessageContaining("cannot have type FLOAT32");
-        assertThatThrownBy(() -> w.put("x", GgufValue.ArrayValue.ofLongs(GgufValueType.INT8, new long[] {300}))).hasMessageContaining("does not fit INT8");
-        assertThatThrownBy(() -> w.putStringArray("x", java.util.Arrays.asList("a", null))).hasMessageContaining("null");
+        assertThatThrownBy(() -> w.put("x", new GgufValue.IntValue(GgufValueType.FLOAT32, 1)))
+                .hasMessageContaining("cannot have type FLOAT32");
+        assertThatThrownBy(() -> w.put("x", GgufValue.ArrayValue.ofLongs(GgufValueType.INT8, new long[] {300})))
+                .hasMessageContaining("does not fit INT8");
+        assertThatThrownBy(() -> w.putStringArray("x", java.util.Arrays.asList("a", null)))
+                .hasMessageContaining("null");
         assertThatThrownBy(() -> w.put("", new GgufValue.BoolValue(true))).hasMessageContaining("empty");
         GgufValue.ArrayValue deep = GgufValue.ArrayValue.ofLongs(GgufValueType.INT32, new long[0]);
         for (int i = 0; i < GgufReader.MAX_ARRAY_DEPTH; i++) {

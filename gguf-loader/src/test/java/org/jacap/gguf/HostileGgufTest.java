@@ -81,15 +81,23 @@ class HostileGgufTest {
 
     @Test
     void version2IsAccepted() {
-        byte[] image = RawGguf.header(2, 0, 1).kvString("general.architecture", "llama").bytes();
+        byte[] image = RawGguf.header(2, 0, 1)
+                .kvString("general.architecture", "llama")
+                .bytes();
         assertThat(GgufFile.fromSegment(MemorySegment.ofArray(image)).version()).isEqualTo(2);
     }
 
     @Test
     void hugeCounts() {
         for (long count : new long[] {1L << 62, -1L, Long.MAX_VALUE, 1L << 32, 1000}) {
-            expectError(RawGguf.header(3, count, 0).bytes(), 8, "tensor count " + Long.toUnsignedString(count) + " cannot fit");
-            expectError(RawGguf.header(3, 0, count).bytes(), 16, "metadata count " + Long.toUnsignedString(count) + " cannot fit");
+            expectError(
+                    RawGguf.header(3, count, 0).bytes(),
+                    8,
+                    "tensor count " + Long.toUnsignedString(count) + " cannot fit");
+            expectError(
+                    RawGguf.header(3, 0, count).bytes(),
+                    16,
+                    "metadata count " + Long.toUnsignedString(count) + " cannot fit");
         }
     }
 
@@ -116,19 +124,34 @@ class HostileGgufTest {
             try {
                 GgufFile f = GgufFile.fromSegment(MemorySegment.ofArray(part));
                 // Only the zero padding after the last tensor may be missing: every tensor is still whole.
-                assertThat((long) cut).as("a file cut at byte %d of %d parsed", cut, image.length).isGreaterThanOrEqualTo(dataEnd);
+                assertThat((long) cut)
+                        .as("a file cut at byte %d of %d parsed", cut, image.length)
+                        .isGreaterThanOrEqualTo(dataEnd);
                 assertThat(f.data(last).byteSize()).isEqualTo(68);
             } catch (GgufFormatException e) {
                 assertThat(e.offset()).as("cut at %d: %s", cut, e.getMessage()).isBetween(0L, (long) cut);
                 assertThat(e.getMessage()).doesNotContain("\n");
                 String m = e.getMessage();
-                kinds.add(m.contains("empty file") ? "empty"
-                        : m.contains("tensor count") || m.contains("metadata count") || m.contains("the version") || m.contains("magic") ? "header"
-                        : m.contains("metadata key") ? "key"
-                        : m.contains("the value of") || m.contains("element ") || m.contains("array length") || m.contains("element type") ? "value"
-                        : m.contains("of tensor") || m.contains("tensor #") ? "tensor info"
-                        : m.contains("extends past the end of the file") ? "data"
-                        : m);
+                kinds.add(
+                        m.contains("empty file")
+                                ? "empty"
+                                : m.contains("tensor count")
+                                                || m.contains("metadata count")
+                                                || m.contains("the version")
+                                                || m.contains("magic")
+                                        ? "header"
+                                        : m.contains("metadata key")
+                                                ? "key"
+                                                : m.contains("the value of")
+                                                                || m.contains("element ")
+                                                                || m.contains("array length")
+                                                                || m.contains("element type")
+                                                        ? "value"
+                                                        : m.contains("of tensor") || m.contains("tensor #")
+                                                                ? "tensor info"
+                                                                : m.contains("extends past the end of the file")
+                                                                        ? "data"
+                                                                        : m);
             }
         }
         assertThat(kinds).containsExactlyInAnyOrder("empty", "header", "key", "value", "tensor info", "data");
@@ -143,8 +166,11 @@ class HostileGgufTest {
         // The info holds: name length (8) + name + rank (4) + 2 dims (16) + type (4), then the offset field.
         String name = "output.weight";
         long offsetField = lastIndexOf(image, name.getBytes()) + name.length() + 4 + 16 + 4;
-        expectError(cut, offsetField, "tensor 'output.weight' (68 bytes at data offset 32, file byte " + (whole.dataStart() + 32)
-                + ") extends past the end of the file (" + cut.length + " bytes)");
+        expectError(
+                cut,
+                offsetField,
+                "tensor 'output.weight' (68 bytes at data offset 32, file byte " + (whole.dataStart() + 32)
+                        + ") extends past the end of the file (" + cut.length + " bytes)");
     }
 
     private static int lastIndexOf(byte[] haystack, byte[] needle) {
@@ -163,10 +189,16 @@ class HostileGgufTest {
         for (long len : new long[] {1L << 32, -1L, 1L << 62, 100}) {
             RawGguf key = RawGguf.header(3, 0, 1);
             long at = key.mark();
-            expectError(key.u64(len).raw("abc".getBytes()).zeros(16).bytes(), at, "string length " + Long.toUnsignedString(len) + " of metadata key #0 exceeds");
+            expectError(
+                    key.u64(len).raw("abc".getBytes()).zeros(16).bytes(),
+                    at,
+                    "string length " + Long.toUnsignedString(len) + " of metadata key #0 exceeds");
             RawGguf value = RawGguf.header(3, 0, 1).str("k").u32(STRING);
             long vat = value.mark();
-            expectError(value.u64(len).raw("abc".getBytes()).bytes(), vat, "string length " + Long.toUnsignedString(len) + " of the value of 'k'");
+            expectError(
+                    value.u64(len).raw("abc".getBytes()).bytes(),
+                    vat,
+                    "string length " + Long.toUnsignedString(len) + " of the value of 'k'");
         }
     }
 
@@ -174,9 +206,16 @@ class HostileGgufTest {
     void hugeArrayLengths() {
         for (long len : new long[] {1L << 62, -1L, 1L << 31, (1L << 31) - 1, 1L << 32, 5}) {
             for (int et : new int[] {UINT8, STRING, ARRAY, GgufValueType.FLOAT64.id(), GgufValueType.BOOL.id()}) {
-                RawGguf g = RawGguf.header(3, 0, 1).str("tokenizer.ggml.tokens").u32(ARRAY).u32(et);
+                RawGguf g = RawGguf.header(3, 0, 1)
+                        .str("tokenizer.ggml.tokens")
+                        .u32(ARRAY)
+                        .u32(et);
                 long at = g.mark();
-                expectError(g.u64(len).zeros(4).bytes(), at, "array length " + Long.toUnsignedString(len) + " of 'tokenizer.ggml.tokens' (" + GgufValueType.fromId(et) + ") cannot fit");
+                expectError(
+                        g.u64(len).zeros(4).bytes(),
+                        at,
+                        "array length " + Long.toUnsignedString(len) + " of 'tokenizer.ggml.tokens' ("
+                                + GgufValueType.fromId(et) + ") cannot fit");
             }
         }
     }
@@ -195,7 +234,8 @@ class HostileGgufTest {
     void headerThatWouldExpandBeyondTheHeapBudgetIsRefused() {
         // 80 M one-byte elements are stored as 80 M longs (640 MB): refused before allocating.
         int n = 80_000_000;
-        byte[] head = RawGguf.header(3, 0, 1).str("big").u32(ARRAY).u32(UINT8).u64(n).bytes();
+        byte[] head =
+                RawGguf.header(3, 0, 1).str("big").u32(ARRAY).u32(UINT8).u64(n).bytes();
         byte[] image = Arrays.copyOf(head, head.length + n);
         expectError(image, head.length - 8, "the header would take more than 512 MiB of memory (at 'big')");
     }
@@ -212,7 +252,8 @@ class HostileGgufTest {
         for (int i = 0; i < 10_000; i++) {
             g.u32(ARRAY).u64(1);
         }
-        expectError(g.bytes(), first + 12L * GgufReader.MAX_ARRAY_DEPTH, "arrays nested deeper than 8 levels in 'deep'");
+        expectError(
+                g.bytes(), first + 12L * GgufReader.MAX_ARRAY_DEPTH, "arrays nested deeper than 8 levels in 'deep'");
     }
 
     @Test
@@ -232,14 +273,22 @@ class HostileGgufTest {
         RawGguf g = RawGguf.header(3, 0, 1).str("flag").u32(GgufValueType.BOOL.id());
         long at = g.mark();
         expectError(g.u8(2).bytes(), at, "bool in 'flag' is 2");
-        RawGguf a = RawGguf.header(3, 0, 1).str("flags").u32(ARRAY).u32(GgufValueType.BOOL.id()).u64(3);
+        RawGguf a = RawGguf.header(3, 0, 1)
+                .str("flags")
+                .u32(ARRAY)
+                .u32(GgufValueType.BOOL.id())
+                .u64(3);
         long aat = a.mark();
         expectError(a.u8(1).u8(0).u8(-1).bytes(), aat + 2, "bool in 'flags' is -1");
     }
 
     @Test
     void duplicateKeys() {
-        byte[] same = RawGguf.header(3, 0, 3).kvU32("general.file_type", 2).kvString("a", "b").kvU32("general.file_type", 2).bytes();
+        byte[] same = RawGguf.header(3, 0, 3)
+                .kvU32("general.file_type", 2)
+                .kvString("a", "b")
+                .kvU32("general.file_type", 2)
+                .bytes();
         GgufFile f = GgufFile.fromSegment(MemorySegment.ofArray(same));
         assertThat(f.metadata().getInt("general.file_type")).isEqualTo(2);
         assertThat(List.copyOf(f.metadata().keys())).containsExactly("general.file_type", "a");
@@ -247,11 +296,15 @@ class HostileGgufTest {
 
         RawGguf g = RawGguf.header(3, 0, 2).kvU32("general.file_type", 2);
         long at = g.mark();
-        expectError(g.kvU32("general.file_type", 7).bytes(), at, "metadata key 'general.file_type' appears twice with different values");
+        expectError(
+                g.kvU32("general.file_type", 7).bytes(),
+                at,
+                "metadata key 'general.file_type' appears twice with different values");
         // Same number, different type: a conflict too.
         RawGguf t = RawGguf.header(3, 0, 2).kvU32("n", 2);
         long tat = t.mark();
-        expectError(t.str("n").u32(GgufValueType.INT32.id()).u32(2).bytes(), tat, "appears twice with different values");
+        expectError(
+                t.str("n").u32(GgufValueType.INT32.id()).u32(2).bytes(), tat, "appears twice with different values");
     }
 
     @Test
@@ -263,7 +316,10 @@ class HostileGgufTest {
         String longKey = "k".repeat(100_000);
         RawGguf l = RawGguf.header(3, 0, 1).str(longKey);
         long lat = l.mark();
-        assertThat(expectError(l.u32(99).bytes(), lat, "…(100000 chars)").getMessage().length()).isLessThan(300);
+        assertThat(expectError(l.u32(99).bytes(), lat, "…(100000 chars)")
+                        .getMessage()
+                        .length())
+                .isLessThan(300);
     }
 
     @Test
@@ -271,7 +327,10 @@ class HostileGgufTest {
         for (long a : new long[] {0, 3, 48, 1L << 31, 0xFFFF_FFFFL}) {
             RawGguf g = RawGguf.header(3, 0, 1).str("general.alignment");
             long at = g.mark();
-            expectError(g.u32(GgufValueType.UINT32.id()).u32(a).bytes(), at, "general.alignment is " + a + ", expected a power of two");
+            expectError(
+                    g.u32(GgufValueType.UINT32.id()).u32(a).bytes(),
+                    at,
+                    "general.alignment is " + a + ", expected a power of two");
         }
         RawGguf neg = RawGguf.header(3, 0, 1).str("general.alignment");
         long nat = neg.mark();
@@ -295,34 +354,90 @@ class HostileGgufTest {
         expectError(oneTensorHeader().str("t").u32(-1).bytes(), rankAt, "tensor 't' has rank 4294967295");
 
         long dimAt = rankAt + 4;
-        expectError(oneTensorHeader().str("t").u32(2).u64(4).u64(0).u32(F32).u64(0).bytes(), dimAt + 8, "tensor 't' dimension 1 is 0 (must be positive)");
-        expectError(oneTensorHeader().str("t").u32(1).u64(-5).u32(F32).u64(0).bytes(), dimAt, "tensor 't' dimension 0 is -5");
-        expectError(oneTensorHeader().str("t").u32(3).u64(1L << 31).u64(1L << 31).u64(1L << 31).u32(F32).u64(0).bytes(), dimAt + 16, "element count overflows");
+        expectError(
+                oneTensorHeader().str("t").u32(2).u64(4).u64(0).u32(F32).u64(0).bytes(),
+                dimAt + 8,
+                "tensor 't' dimension 1 is 0 (must be positive)");
+        expectError(
+                oneTensorHeader().str("t").u32(1).u64(-5).u32(F32).u64(0).bytes(),
+                dimAt,
+                "tensor 't' dimension 0 is -5");
+        expectError(
+                oneTensorHeader()
+                        .str("t")
+                        .u32(3)
+                        .u64(1L << 31)
+                        .u64(1L << 31)
+                        .u64(1L << 31)
+                        .u32(F32)
+                        .u64(0)
+                        .bytes(),
+                dimAt + 16,
+                "element count overflows");
 
         long typeAt = dimAt + 8;
         for (long id : new long[] {4, 5, 31, 99, 0xFFFF_FFFFL}) {
-            expectError(oneTensorHeader().str("t").u32(1).u64(4).u32(id).u64(0).bytes(), typeAt, "tensor 't' has unknown ggml type id " + id);
+            expectError(
+                    oneTensorHeader().str("t").u32(1).u64(4).u32(id).u64(0).bytes(),
+                    typeAt,
+                    "tensor 't' has unknown ggml type id " + id);
         }
-        expectError(oneTensorHeader().str("t").u32(1).u64(33).u32(GgmlType.Q4_0.id()).u64(0).bytes(), typeAt, "width 33 is not a multiple of the Q4_0 block size 32");
+        expectError(
+                oneTensorHeader()
+                        .str("t")
+                        .u32(1)
+                        .u64(33)
+                        .u32(GgmlType.Q4_0.id())
+                        .u64(0)
+                        .bytes(),
+                typeAt,
+                "width 33 is not a multiple of the Q4_0 block size 32");
         // Every element count fits, but the byte size does not.
-        expectError(oneTensorHeader().str("t").u32(2).u64(1L << 32).u64(1L << 30).u32(GgmlType.F64.id()).u64(0).bytes(), typeAt + 8, "byte size overflows");
+        expectError(
+                oneTensorHeader()
+                        .str("t")
+                        .u32(2)
+                        .u64(1L << 32)
+                        .u64(1L << 30)
+                        .u32(GgmlType.F64.id())
+                        .u64(0)
+                        .bytes(),
+                typeAt + 8,
+                "byte size overflows");
 
         long offsetAt = typeAt + 4;
-        expectError(oneTensorHeader().str("t").u32(1).u64(4).u32(F32).u64(16).bytes(), offsetAt, "tensor 't' data offset 16 is not a multiple of the alignment 32");
-        expectError(oneTensorHeader().str("t").u32(1).u64(4).u32(F32).u64(-32).bytes(), offsetAt, "data offset 18446744073709551584 is not a multiple");
+        expectError(
+                oneTensorHeader().str("t").u32(1).u64(4).u32(F32).u64(16).bytes(),
+                offsetAt,
+                "tensor 't' data offset 16 is not a multiple of the alignment 32");
+        expectError(
+                oneTensorHeader().str("t").u32(1).u64(4).u32(F32).u64(-32).bytes(),
+                offsetAt,
+                "data offset 18446744073709551584 is not a multiple");
     }
 
     @Test
     void tensorDataPastTheEnd() {
         RawGguf base = oneTensorHeader();
         long offsetAt = base.mark() + 8 + 1 + 4 + 8 + 4;
-        byte[] far = oneTensorHeader().tensor("t", new long[] {4}, F32, 1L << 40).pad(32).zeros(16).bytes();
+        byte[] far = oneTensorHeader()
+                .tensor("t", new long[] {4}, F32, 1L << 40)
+                .pad(32)
+                .zeros(16)
+                .bytes();
         expectError(far, offsetAt, "tensor 't' (16 bytes at data offset 1099511627776");
-        byte[] huge = oneTensorHeader().tensor("t", new long[] {1L << 60}, GgmlType.I8.id(), Long.MAX_VALUE - 31).pad(32).bytes();
+        byte[] huge = oneTensorHeader()
+                .tensor("t", new long[] {1L << 60}, GgmlType.I8.id(), Long.MAX_VALUE - 31)
+                .pad(32)
+                .bytes();
         expectError(huge, offsetAt, "extends past the end of the file");
         byte[] noData = oneTensorHeader().tensor("t", new long[] {4}, F32, 0).bytes();
         expectError(noData, offsetAt, "extends past the end of the file (" + noData.length + " bytes)");
-        byte[] exact = oneTensorHeader().tensor("t", new long[] {4}, F32, 0).pad(32).zeros(16).bytes();
+        byte[] exact = oneTensorHeader()
+                .tensor("t", new long[] {4}, F32, 0)
+                .pad(32)
+                .zeros(16)
+                .bytes();
         assertThat(GgufFile.fromSegment(MemorySegment.ofArray(exact)).tensors()).hasSize(1);
     }
 
@@ -335,7 +450,11 @@ class HostileGgufTest {
 
     @Test
     void rankZeroTensorIsOneElement() {
-        byte[] image = RawGguf.header(3, 1, 0).tensor("scalar", new long[0], F32, 0).pad(32).zeros(32).bytes();
+        byte[] image = RawGguf.header(3, 1, 0)
+                .tensor("scalar", new long[0], F32, 0)
+                .pad(32)
+                .zeros(32)
+                .bytes();
         GgufTensorInfo t = GgufFile.fromSegment(MemorySegment.ofArray(image)).tensor("scalar");
         assertThat(t.elementCount()).isEqualTo(1);
         assertThat(t.byteSize()).isEqualTo(4);
@@ -346,13 +465,18 @@ class HostileGgufTest {
     @Test
     void missingFileDirectoryAndDevices() throws IOException {
         assertThatThrownBy(() -> GgufFile.open(tmp.resolve("nope.gguf"))).isInstanceOf(NoSuchFileException.class);
-        assertThatThrownBy(() -> GgufFile.open(tmp)).isInstanceOf(IOException.class).hasMessageContaining("is a directory");
+        assertThatThrownBy(() -> GgufFile.open(tmp))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("is a directory");
         Path devNull = Path.of("/dev/null");
         if (Files.exists(devNull)) {
-            assertThatThrownBy(() -> GgufFile.open(devNull)).isInstanceOf(IOException.class).hasMessageContaining("not a regular file");
+            assertThatThrownBy(() -> GgufFile.open(devNull))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("not a regular file");
         }
         Path empty = Files.createFile(tmp.resolve("empty.gguf"));
-        assertThatThrownBy(() -> GgufFile.open(empty)).isInstanceOf(GgufFormatException.class)
+        assertThatThrownBy(() -> GgufFile.open(empty))
+                .isInstanceOf(GgufFormatException.class)
                 .hasMessage(empty + ": bad GGUF at byte 0: empty file");
     }
 
@@ -364,7 +488,8 @@ class HostileGgufTest {
         Path bad = tmp.resolve("truncated-model.gguf");
         Files.write(bad, Arrays.copyOf(image, image.length - 40));
         for (int i = 0; i < 20; i++) {
-            assertThatThrownBy(() -> GgufFile.open(bad)).isInstanceOf(GgufFormatException.class)
+            assertThatThrownBy(() -> GgufFile.open(bad))
+                    .isInstanceOf(GgufFormatException.class)
                     .hasMessageStartingWith(bad + ": bad GGUF at byte ")
                     .hasMessageContaining("extends past the end of the file");
         }

@@ -8,7 +8,11 @@ final class RawGguf {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     static RawGguf header(int version, long tensorCount, long kvCount) {
-        return new RawGguf().raw("GGUF".getBytes(StandardCharsets.US_ASCII)).u32(version).u64(tensorCount).u64(kvCount);
+        return new RawGguf()
+                .raw("GGUF".getBytes(StandardCharsets.US_ASCII))
+                .u32(version)
+                .u64(tensorCount)
+                .u64(kvCount);
     }
 
     long mark() {

@@ -23,7 +23,8 @@ class TensorChecksumTest {
     @TestFactory
     Stream<DynamicTest> everyTensorMatchesItsChecksum() throws Exception {
         Path fixtures = Fixtures.dir();
-        JsonNode root = new ObjectMapper().readTree(fixtures.resolve("reference/tensor_checksums.json").toFile());
+        JsonNode root = new ObjectMapper()
+                .readTree(fixtures.resolve("reference/tensor_checksums.json").toFile());
         List<DynamicTest> tests = new ArrayList<>();
         for (Map.Entry<String, JsonNode> model : root.properties()) {
             Path file = fixtures.resolve("models").resolve(model.getKey());
@@ -44,18 +45,28 @@ class TensorChecksumTest {
             assertThat(gguf.dataStart()).isEqualTo(expected.get("data_start").asLong());
             for (JsonNode t : expected.get("tensors")) {
                 GgufTensorInfo info = gguf.tensor(t.get("name").asText());
-                assertThat(info.type().name()).as(info.name()).isEqualTo(t.get("type").asText());
+                assertThat(info.type().name())
+                        .as(info.name())
+                        .isEqualTo(t.get("type").asText());
                 long[] dims = new long[t.get("dims").size()];
                 for (int i = 0; i < dims.length; i++) {
                     dims[i] = t.get("dims").get(i).asLong();
                 }
                 assertThat(info.dims()).as(info.name()).containsExactly(dims);
-                assertThat(info.offset()).as(info.name()).isEqualTo(t.get("offset").asLong());
-                assertThat(gguf.dataStart() + info.offset()).isEqualTo(t.get("abs_offset").asLong());
-                assertThat(info.byteSize()).as(info.name()).isEqualTo(t.get("nbytes").asLong());
+                assertThat(info.offset())
+                        .as(info.name())
+                        .isEqualTo(t.get("offset").asLong());
+                assertThat(gguf.dataStart() + info.offset())
+                        .isEqualTo(t.get("abs_offset").asLong());
+                assertThat(info.byteSize())
+                        .as(info.name())
+                        .isEqualTo(t.get("nbytes").asLong());
                 byte[] bytes = gguf.data(info).toArray(ValueLayout.JAVA_BYTE);
-                String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-                assertThat(sha).as("sha256 of %s", info.name()).isEqualTo(t.get("sha256").asText());
+                String sha = HexFormat.of()
+                        .formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+                assertThat(sha)
+                        .as("sha256 of %s", info.name())
+                        .isEqualTo(t.get("sha256").asText());
             }
         }
     }
@@ -68,14 +79,15 @@ class TensorChecksumTest {
             files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
         }
         assertThat(files).isNotEmpty();
-        return files.stream().map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
-            try (GgufFile g = GgufFile.open(f)) {
-                assertThat(g.metadata().keys()).isNotEmpty();
-                for (GgufTensorInfo t : g.tensors()) {
-                    MemorySegment data = g.data(t);
-                    assertThat(data.byteSize()).isEqualTo(t.byteSize());
-                }
-            }
-        }));
+        return files.stream()
+                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
+                    try (GgufFile g = GgufFile.open(f)) {
+                        assertThat(g.metadata().keys()).isNotEmpty();
+                        for (GgufTensorInfo t : g.tensors()) {
+                            MemorySegment data = g.data(t);
+                            assertThat(data.byteSize()).isEqualTo(t.byteSize());
+                        }
+                    }
+                }));
     }
 }

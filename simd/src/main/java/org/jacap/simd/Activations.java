@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -15,10 +14,10 @@ public final class Activations {
     private static final VectorSpecies<Float> F = VectorOps.F;
     /** √(2/π), the GELU tanh-approximation constant. */
     private static final float SQRT_2_OVER_PI = 0.7978845608028654f;
+
     private static final float GELU_COEF = 0.044715f;
 
-    private Activations() {
-    }
+    private Activations() {}
 
     /** x ← x·σ(x) = x / (1 + e^(−x)) (SiLU, a.k.a. swish). */
     public static void silu(float[] x, int off, int n) {
@@ -53,7 +52,9 @@ public final class Activations {
         int i = 0;
         int bound = F.loopBound(n);
         for (; i < bound; i += F.length()) {
-            silu(FloatVector.fromArray(F, gate, go + i)).mul(FloatVector.fromArray(F, up, uo + i)).intoArray(gate, go + i);
+            silu(FloatVector.fromArray(F, gate, go + i))
+                    .mul(FloatVector.fromArray(F, up, uo + i))
+                    .intoArray(gate, go + i);
         }
         for (; i < n; i++) {
             gate[go + i] = siluOf(gate[go + i]) * up[uo + i];
@@ -67,7 +68,9 @@ public final class Activations {
         int i = 0;
         int bound = F.loopBound(n);
         for (; i < bound; i += F.length()) {
-            gelu(FloatVector.fromArray(F, gate, go + i)).mul(FloatVector.fromArray(F, up, uo + i)).intoArray(gate, go + i);
+            gelu(FloatVector.fromArray(F, gate, go + i))
+                    .mul(FloatVector.fromArray(F, up, uo + i))
+                    .intoArray(gate, go + i);
         }
         for (; i < n; i++) {
             gate[go + i] = geluOf(gate[go + i]) * up[uo + i];

@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -17,12 +16,11 @@ public final class Attention {
 
     private static final VectorSpecies<Float> F = VectorOps.F;
 
-    private Attention() {
-    }
+    private Attention() {}
 
     /** out[outOff+j] = scale·(q · keys_j) for j &lt; nKeys. */
-    public static void scores(float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale,
-                              float[] out, int outOff) {
+    public static void scores(
+            float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale, float[] out, int outOff) {
         checkArgs(q, qOff, d, keys, keyOff, nKeys, d, out, outOff, nKeys);
         int l = F.length();
         if (d < l) {
@@ -81,8 +79,8 @@ public final class Attention {
      * out[outOff+c] = Σ_j weights[wOff+j]·values_j[c] for c &lt; d; out is overwritten (all zeros
      * when nValues = 0).
      */
-    public static void accumulate(float[] weights, int wOff, float[] values, int valOff, int nValues, int d,
-                                  float[] out, int outOff) {
+    public static void accumulate(
+            float[] weights, int wOff, float[] values, int valOff, int nValues, int d, float[] out, int outOff) {
         checkArgs(weights, wOff, nValues, values, valOff, nValues, d, out, outOff, d);
         int l = F.length();
         if (d < l) {
@@ -131,15 +129,27 @@ public final class Attention {
      * One head end to end: scores into {@code scratch[sOff, sOff+n)}, softmax there, then the
      * weighted sum of the values into out. Keys and values share the row width d.
      */
-    public static void attend(float[] q, int qOff, float[] keys, int keyOff, float[] values, int valOff, int n, int d,
-                              float scale, float[] scratch, int sOff, float[] out, int outOff) {
+    public static void attend(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            int d,
+            float scale,
+            float[] scratch,
+            int sOff,
+            float[] out,
+            int outOff) {
         scores(q, qOff, keys, keyOff, n, d, scale, scratch, sOff);
         Softmax.inPlace(scratch, sOff, n);
         accumulate(scratch, sOff, values, valOff, n, d, out, outOff);
     }
 
-    private static void scoresSmall(float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale,
-                                    float[] out, int outOff) {
+    private static void scoresSmall(
+            float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale, float[] out, int outOff) {
         for (int j = 0, row = keyOff; j < nKeys; j++, row += d) {
             float s = 0f;
             for (int c = 0; c < d; c++) {
@@ -149,8 +159,8 @@ public final class Attention {
         }
     }
 
-    private static void accumulateSmall(float[] weights, int wOff, float[] values, int valOff, int nValues, int d,
-                                        float[] out, int outOff) {
+    private static void accumulateSmall(
+            float[] weights, int wOff, float[] values, int valOff, int nValues, int d, float[] out, int outOff) {
         java.util.Arrays.fill(out, outOff, outOff + d, 0f);
         for (int j = 0, row = valOff; j < nValues; j++, row += d) {
             float w = weights[wOff + j];
@@ -161,8 +171,17 @@ public final class Attention {
     }
 
     /** Checks q/weights [vecOff, +vecLen), the row block [rowOff, +nRows·d) and out [outOff, +outLen). */
-    private static void checkArgs(float[] vec, int vecOff, int vecLen, float[] rows, int rowOff, int nRows, int d,
-                                  float[] out, int outOff, int outLen) {
+    private static void checkArgs(
+            float[] vec,
+            int vecOff,
+            int vecLen,
+            float[] rows,
+            int rowOff,
+            int nRows,
+            int d,
+            float[] out,
+            int outOff,
+            int outLen) {
         if (d < 0 || nRows < 0) {
             throw new IllegalArgumentException("negative size: rows " + nRows + ", d " + d);
         }
@@ -173,20 +192,32 @@ public final class Attention {
 
     // ---------------------------------------------------------------- scalar twins
 
-    public static void scoresScalar(float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale,
-                                    float[] out, int outOff) {
+    public static void scoresScalar(
+            float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale, float[] out, int outOff) {
         checkArgs(q, qOff, d, keys, keyOff, nKeys, d, out, outOff, nKeys);
         scoresSmall(q, qOff, keys, keyOff, nKeys, d, scale, out, outOff);
     }
 
-    public static void accumulateScalar(float[] weights, int wOff, float[] values, int valOff, int nValues, int d,
-                                        float[] out, int outOff) {
+    public static void accumulateScalar(
+            float[] weights, int wOff, float[] values, int valOff, int nValues, int d, float[] out, int outOff) {
         checkArgs(weights, wOff, nValues, values, valOff, nValues, d, out, outOff, d);
         accumulateSmall(weights, wOff, values, valOff, nValues, d, out, outOff);
     }
 
-    public static void attendScalar(float[] q, int qOff, float[] keys, int keyOff, float[] values, int valOff, int n,
-                                    int d, float scale, float[] scratch, int sOff, float[] out, int outOff) {
+    public static void attendScalar(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            int d,
+            float scale,
+            float[] scratch,
+            int sOff,
+            float[] out,
+            int outOff) {
         scoresScalar(q, qOff, keys, keyOff, n, d, scale, scratch, sOff);
         Softmax.inPlaceScalar(scratch, sOff, n);
         accumulateScalar(scratch, sOff, values, valOff, n, d, out, outOff);

@@ -36,8 +36,10 @@ final class BF16Kernel implements TypeKernel {
             long o = offset + 2L * i;
             ShortVector h0 = ShortVector.fromMemorySegment(S128, src, o, LE);
             ShortVector h1 = ShortVector.fromMemorySegment(S128, src, o + 16, LE);
-            s0 = HalfVectors.bf16ToFloat((IntVector) h0.convertShape(VectorOperators.S2I, I, 0)).fma(FloatVector.fromArray(F, x, xOff + i), s0);
-            s1 = HalfVectors.bf16ToFloat((IntVector) h1.convertShape(VectorOperators.S2I, I, 0)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
+            s0 = HalfVectors.bf16ToFloat((IntVector) h0.convertShape(VectorOperators.S2I, I, 0))
+                    .fma(FloatVector.fromArray(F, x, xOff + i), s0);
+            s1 = HalfVectors.bf16ToFloat((IntVector) h1.convertShape(VectorOperators.S2I, I, 0))
+                    .fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
         }
         float sum = s0.add(s1).reduceLanes(VectorOperators.ADD);
         for (; i < count; i++) {
@@ -51,7 +53,8 @@ final class BF16Kernel implements TypeKernel {
         int i = 0;
         for (int bound = count & ~7; i < bound; i += 8) {
             ShortVector h = ShortVector.fromMemorySegment(S128, src, offset + 2L * i, LE);
-            HalfVectors.bf16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0)).intoArray(dst, dstOff + i);
+            HalfVectors.bf16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0))
+                    .intoArray(dst, dstOff + i);
         }
         for (; i < count; i++) {
             dst[dstOff + i] = HalfFloats.bf16ToFloat(src.get(SHORT, offset + 2L * i));

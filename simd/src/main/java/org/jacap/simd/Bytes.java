@@ -31,7 +31,10 @@ final class Bytes {
 
     /** High nibble of each byte, shifted down. */
     static ByteVector high(ByteVector b) {
-        return b.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and((byte) 0x0F);
+        return b.reinterpretAsShorts()
+                .lanewise(VectorOperators.LSHR, 4)
+                .reinterpretAsBytes()
+                .and((byte) 0x0F);
     }
 
     /**

@@ -43,7 +43,8 @@ public final class Dequantize {
     private static void check(GgmlType type, MemorySegment src, long offset, float[] dst, int dstOff, int count) {
         Objects.requireNonNull(src, "src");
         if (count % type.blockSize() != 0) {
-            throw new IllegalArgumentException(type + " dequantizes whole blocks of " + type.blockSize() + ", got " + count);
+            throw new IllegalArgumentException(
+                    type + " dequantizes whole blocks of " + type.blockSize() + ", got " + count);
         }
         Objects.checkFromIndexSize(offset, type.bytesFor(count), src.byteSize());
         Objects.checkFromIndexSize(dstOff, count, dst.length);

@@ -41,7 +41,8 @@ final class F32Kernel implements TypeKernel {
             s3 = FloatVector.fromMemorySegment(F, src, o + 96, LE).fma(FloatVector.fromArray(F, x, xOff + i + 24), s3);
         }
         for (int bound = count & ~7; i < bound; i += 8) {
-            s0 = FloatVector.fromMemorySegment(F, src, offset + 4L * i, LE).fma(FloatVector.fromArray(F, x, xOff + i), s0);
+            s0 = FloatVector.fromMemorySegment(F, src, offset + 4L * i, LE)
+                    .fma(FloatVector.fromArray(F, x, xOff + i), s0);
         }
         float sum = s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD);
         for (; i < count; i++) {

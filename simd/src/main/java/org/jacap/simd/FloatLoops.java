@@ -60,9 +60,18 @@ final class FloatLoops {
      * the result equals {@link #tile6x16Scalar} bit for bit, and n needs no vector tail.
      */
     static void tile6x16(float[] w, int wOff, int wStride, float[] xp, int xpOff, int n, float[] acc) {
-        FloatVector c00 = FloatVector.zero(F), c01 = FloatVector.zero(F), c10 = FloatVector.zero(F), c11 = FloatVector.zero(F);
-        FloatVector c20 = FloatVector.zero(F), c21 = FloatVector.zero(F), c30 = FloatVector.zero(F), c31 = FloatVector.zero(F);
-        FloatVector c40 = FloatVector.zero(F), c41 = FloatVector.zero(F), c50 = FloatVector.zero(F), c51 = FloatVector.zero(F);
+        FloatVector c00 = FloatVector.zero(F),
+                c01 = FloatVector.zero(F),
+                c10 = FloatVector.zero(F),
+                c11 = FloatVector.zero(F);
+        FloatVector c20 = FloatVector.zero(F),
+                c21 = FloatVector.zero(F),
+                c30 = FloatVector.zero(F),
+                c31 = FloatVector.zero(F);
+        FloatVector c40 = FloatVector.zero(F),
+                c41 = FloatVector.zero(F),
+                c50 = FloatVector.zero(F),
+                c51 = FloatVector.zero(F);
         int w0 = wOff, w1 = w0 + wStride, w2 = w1 + wStride, w3 = w2 + wStride, w4 = w3 + wStride, w5 = w4 + wStride;
         for (int k = 0; k < n; k++) {
             FloatVector x0 = FloatVector.fromArray(F, xp, xpOff + PACK * k);

@@ -14,8 +14,7 @@ import java.util.Objects;
  */
 public final class HalfFloats {
 
-    private HalfFloats() {
-    }
+    private HalfFloats() {}
 
     /** F16 bits → float (exact). */
     public static float f16ToFloat(short bits) {

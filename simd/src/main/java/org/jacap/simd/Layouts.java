@@ -21,9 +21,11 @@ final class Layouts {
 
     /** 8 float lanes: AVX2 width. The kernels split blocks of 32 into four of these. */
     static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+
     static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
     /** 8 bytes: one load feeds one 8-lane float vector after widening. */
     static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
+
     static final VectorSpecies<Short> S128 = ShortVector.SPECIES_128;
     /** 16 bytes: half a block of 32 (Q8_0) or a whole Q4_0 block of nibbles, widened to 16 shorts. */
     static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;

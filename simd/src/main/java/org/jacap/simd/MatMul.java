@@ -37,6 +37,7 @@ public final class MatMul {
     static final int ROW_TILE = 4;
     /** Rows per thread work item of matrix x matrix: the tile height. */
     static final int PREFILL_ROWS = FloatLoops.PACK_ROWS;
+
     static final int PACK = FloatLoops.PACK;
     /** Tokens per block: each decoded weight chunk serves this many tokens. */
     static final int TOKEN_BLOCK = 128;
@@ -51,6 +52,7 @@ public final class MatMul {
      * {@link #matVecRows}); bound handles are immutable, so every instance shares them.
      */
     private static final MethodHandle[] DOTS = new MethodHandle[GgmlType.values().length];
+
     private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
     /** {@link TypeKernel#dotQ8} for the types that have one, else null. */
     private static final MethodHandle[] Q8_DOTS = new MethodHandle[GgmlType.values().length];
@@ -58,12 +60,27 @@ public final class MatMul {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            MethodHandle dot = lookup.findVirtual(TypeKernel.class, "dot", MethodType.methodType(float.class,
-                    MemorySegment.class, long.class, float[].class, int.class, int.class, DotScratch.class));
-            MethodHandle dequantize = lookup.findVirtual(TypeKernel.class, "dequantize", MethodType.methodType(void.class,
-                    MemorySegment.class, long.class, float[].class, int.class, int.class));
-            MethodHandle dotQ8 = lookup.findVirtual(TypeKernel.class, "dotQ8", MethodType.methodType(float.class,
-                    MemorySegment.class, long.class, QuantizedActivations.class, int.class));
+            MethodHandle dot = lookup.findVirtual(
+                    TypeKernel.class,
+                    "dot",
+                    MethodType.methodType(
+                            float.class,
+                            MemorySegment.class,
+                            long.class,
+                            float[].class,
+                            int.class,
+                            int.class,
+                            DotScratch.class));
+            MethodHandle dequantize = lookup.findVirtual(
+                    TypeKernel.class,
+                    "dequantize",
+                    MethodType.methodType(
+                            void.class, MemorySegment.class, long.class, float[].class, int.class, int.class));
+            MethodHandle dotQ8 = lookup.findVirtual(
+                    TypeKernel.class,
+                    "dotQ8",
+                    MethodType.methodType(
+                            float.class, MemorySegment.class, long.class, QuantizedActivations.class, int.class));
             for (GgmlType type : GgmlType.values()) {
                 if (Kernels.supports(type)) {
                     DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
@@ -94,6 +111,7 @@ public final class MatMul {
     private final ThreadPool.RangeTask packTask = this::packTokens;
     /** The decode activations of the integer kernels, quantized once per call. */
     private final QuantizedActivations q8 = new QuantizedActivations();
+
     private VecDotType roundType;
     private float[] rounded = new float[0];
     private float[] packed = new float[0];
@@ -253,7 +271,8 @@ public final class MatMul {
         final MethodHandle dot = this.dot;
         int rEnd = Math.min(rows, groupEnd * ROW_TILE);
         for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
-            out[outOff + r] = vectorized ? invokeDot(dot, seg, r * rowBytes, wb)
+            out[outOff + r] = vectorized
+                    ? invokeDot(dot, seg, r * rowBytes, wb)
                     : k.dotScalar(seg, r * rowBytes, xs, xBase, cols, wb);
         }
     }
@@ -265,7 +284,8 @@ public final class MatMul {
         final MethodHandle dot = this.dot;
         int rEnd = Math.min(rows, groupEnd * ROW_TILE);
         for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
-            out[outOff + r] = vectorized ? invokeDotQ8(dot, seg, r * rowBytes) : k.dotQ8Scalar(seg, r * rowBytes, q8, cols);
+            out[outOff + r] =
+                    vectorized ? invokeDotQ8(dot, seg, r * rowBytes) : k.dotQ8Scalar(seg, r * rowBytes, q8, cols);
         }
     }
 
@@ -289,7 +309,8 @@ public final class MatMul {
         }
     }
 
-    private void invokeDequantize(MethodHandle dequantize, MemorySegment seg, long offset, float[] dst, int dstOff, int count) {
+    private void invokeDequantize(
+            MethodHandle dequantize, MemorySegment seg, long offset, float[] dst, int dstOff, int count) {
         try {
             dequantize.invokeExact(seg, offset, dst, dstOff, count);
         } catch (RuntimeException | Error e) {

@@ -41,7 +41,14 @@ final class Q2KKernel implements TypeKernel {
                     int out = dstOff + 128 * n + 32 * j;
                     for (int p = 0; p < 4; p++) {
                         int sc = src.get(BYTE, offset + 8 * n + 2 * j + (p >>> 1)) & 0xFF;
-                        eight(src, offset + 16 + 32 * n + 8 * p, 2 * j, d * (sc & 0x0F), dmin * (sc >>> 4), dst, out + 8 * p);
+                        eight(
+                                src,
+                                offset + 16 + 32 * n + 8 * p,
+                                2 * j,
+                                d * (sc & 0x0F),
+                                dmin * (sc >>> 4),
+                                dst,
+                                out + 8 * p);
                     }
                 }
             }
@@ -50,7 +57,10 @@ final class Q2KKernel implements TypeKernel {
 
     /** Eight 2-bit fields at {@code shift} (scalars in and out). */
     private static void eight(MemorySegment src, long qs, int shift, float dl, float ml, float[] dst, int out) {
-        Bytes.toFloat(Bytes.field(Bytes.u8(src, qs), shift, 3, 0)).mul(dl).sub(ml).intoArray(dst, out);
+        Bytes.toFloat(Bytes.field(Bytes.u8(src, qs), shift, 3, 0))
+                .mul(dl)
+                .sub(ml)
+                .intoArray(dst, out);
     }
 
     @Override

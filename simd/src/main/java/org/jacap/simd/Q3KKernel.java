@@ -50,7 +50,15 @@ final class Q3KKernel implements TypeKernel {
                     int out = dstOff + 128 * n + 32 * j;
                     for (int p = 0; p < 4; p++) {
                         float dl = d * scale(src, offset + 96, 8 * n + 2 * j + (p >>> 1));
-                        eight(src, offset + 32 + 32 * n + 8 * p, offset + 8 * p, 2 * j, 4 * n + j, dl, dst, out + 8 * p);
+                        eight(
+                                src,
+                                offset + 32 + 32 * n + 8 * p,
+                                offset + 8 * p,
+                                2 * j,
+                                4 * n + j,
+                                dl,
+                                dst,
+                                out + 8 * p);
                     }
                 }
             }
@@ -58,7 +66,8 @@ final class Q3KKernel implements TypeKernel {
     }
 
     /** Eight elements: 2 bits at {@code shift} of qs, the hmask bit {@code bit} (scalars in and out). */
-    private static void eight(MemorySegment src, long qs, long hmask, int shift, int bit, float dl, float[] dst, int out) {
+    private static void eight(
+            MemorySegment src, long qs, long hmask, int shift, int bit, float dl, float[] dst, int out) {
         IntVector q = Bytes.field(Bytes.u8(src, qs), shift, 3, 0);
         IntVector v = q.or(Bytes.field(Bytes.u8(src, hmask), bit, 1, 2)).sub(4);
         Bytes.toFloat(v).mul(dl).intoArray(dst, out);

@@ -2,9 +2,9 @@ package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
+import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.I;
-import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
@@ -95,7 +95,9 @@ final class Q4KKernel implements TypeKernel {
                 for (int p = 0; p < 4; p++) {
                     ByteVector q = ByteVector.fromMemorySegment(B64, src, qo + 8 * p, LE);
                     acc = Bytes.toFloat(Bytes.low(q)).fma(d1, m1).fma(FloatVector.fromArray(F, x, xo + 8 * p), acc);
-                    acc2 = Bytes.toFloat(Bytes.high(q)).fma(d2, m2).fma(FloatVector.fromArray(F, x, xo + 32 + 8 * p), acc2);
+                    acc2 = Bytes.toFloat(Bytes.high(q))
+                            .fma(d2, m2)
+                            .fma(FloatVector.fromArray(F, x, xo + 32 + 8 * p), acc2);
                 }
             }
         }
@@ -136,13 +138,16 @@ final class Q4KKernel implements TypeKernel {
                         .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
                 ShortVector q1 = (ShortVector) ByteVector.fromMemorySegment(B128, src, qo + 16, LE)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-                ShortVector pa = q0.and((short) 0x0F).mul(ShortVector.fromArray(S256, xq, xo))
+                ShortVector pa = q0.and((short) 0x0F)
+                        .mul(ShortVector.fromArray(S256, xq, xo))
                         .add(q1.and((short) 0x0F).mul(ShortVector.fromArray(S256, xq, xo + 16)));
-                ShortVector pb = q0.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, xo + 32))
+                ShortVector pb = q0.lanewise(VectorOperators.LSHR, 4)
+                        .mul(ShortVector.fromArray(S256, xq, xo + 32))
                         .add(q1.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, xo + 48)));
                 IntVector ia = pa.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
                 IntVector ib = pb.reinterpretAsInts();
-                ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16); // three ops: see Bytes
+                ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16))
+                        .lanewise(VectorOperators.ASHR, 16); // three ops: see Bytes
                 ib = ib.add(ib.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
                 isum = isum.add(ia.mul(KScales.at(sc, 2 * c))).add(ib.mul(KScales.at(sc, 2 * c + 1)));
                 msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
@@ -200,7 +205,8 @@ final class Q4KKernel implements TypeKernel {
                     x2 += x[xo + 32 + l];
                 }
                 sum += s1 * (d * KScales.scale(src, o + 4, 2 * c)) + s2 * (d * KScales.scale(src, o + 4, 2 * c + 1));
-                sumMin += x1 * (dmin * KScales.min(src, o + 4, 2 * c)) + x2 * (dmin * KScales.min(src, o + 4, 2 * c + 1));
+                sumMin +=
+                        x1 * (dmin * KScales.min(src, o + 4, 2 * c)) + x2 * (dmin * KScales.min(src, o + 4, 2 * c + 1));
             }
         }
         return sum - sumMin;

@@ -2,8 +2,8 @@ package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
-import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
@@ -108,8 +108,12 @@ final class Q4_0Kernel implements TypeKernel {
             long o = offset + (long) b * BYTES;
             ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 2, LE)
                     .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-            ShortVector p = q.and((short) 0x0F).sub((short) 8).mul(ShortVector.fromArray(S256, xq, 32 * b))
-                    .add(q.lanewise(VectorOperators.LSHR, 4).sub((short) 8).mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
+            ShortVector p = q.and((short) 0x0F)
+                    .sub((short) 8)
+                    .mul(ShortVector.fromArray(S256, xq, 32 * b))
+                    .add(q.lanewise(VectorOperators.LSHR, 4)
+                            .sub((short) 8)
+                            .mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints in three ops, inline: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);

@@ -65,16 +65,36 @@ final class Q5KKernel implements TypeKernel {
                 float m2 = dmin * KScales.at(mn, 2 * c + 1);
                 int out = dstOff + 64 * c;
                 for (int p = 0; p < 4; p++) {
-                    pair(src, offset + 48 + 32 * c + 8 * p, offset + 16 + 8 * p, 2 * c, d1, m1, d2, m2,
-                            dst, out + 8 * p, out + 32 + 8 * p);
+                    pair(
+                            src,
+                            offset + 48 + 32 * c + 8 * p,
+                            offset + 16 + 8 * p,
+                            2 * c,
+                            d1,
+                            m1,
+                            d2,
+                            m2,
+                            dst,
+                            out + 8 * p,
+                            out + 32 + 8 * p);
                 }
             }
         }
     }
 
     /** Eight bytes of qs and of qh give 8 elements of sub-block 2c and 8 of 2c+1 (scalars in and out). */
-    private static void pair(MemorySegment src, long qs, long qh, int bit, float d1, float m1, float d2, float m2,
-                             float[] dst, int outLo, int outHi) {
+    private static void pair(
+            MemorySegment src,
+            long qs,
+            long qh,
+            int bit,
+            float d1,
+            float m1,
+            float d2,
+            float m2,
+            float[] dst,
+            int outLo,
+            int outHi) {
         IntVector q = Bytes.u8(src, qs);
         IntVector h = Bytes.u8(src, qh);
         IntVector lo = q.and(0x0F).or(Bytes.field(h, bit, 1, 4));
@@ -146,12 +166,23 @@ final class Q5KKernel implements TypeKernel {
         ByteVector a = ByteVector.fromMemorySegment(B256, src, qs, LE);
         ShortVector h = ByteVector.fromMemorySegment(B256, src, qh, LE).reinterpretAsShorts();
         // bit 2c of each qh byte to bit 4, and bit 2c+1 to bit 4
-        ByteVector h0 = (c <= 2 ? h.lanewise(VectorOperators.LSHL, 4 - 2 * c) : h.lanewise(VectorOperators.LSHR, 2 * c - 4))
-                .reinterpretAsBytes().and((byte) 0x10);
-        ByteVector h1 = (c <= 1 ? h.lanewise(VectorOperators.LSHL, 3 - 2 * c) : h.lanewise(VectorOperators.LSHR, 2 * c - 3))
-                .reinterpretAsBytes().and((byte) 0x10);
+        ByteVector h0 = (c <= 2
+                        ? h.lanewise(VectorOperators.LSHL, 4 - 2 * c)
+                        : h.lanewise(VectorOperators.LSHR, 2 * c - 4))
+                .reinterpretAsBytes()
+                .and((byte) 0x10);
+        ByteVector h1 = (c <= 1
+                        ? h.lanewise(VectorOperators.LSHL, 3 - 2 * c)
+                        : h.lanewise(VectorOperators.LSHR, 2 * c - 3))
+                .reinterpretAsBytes()
+                .and((byte) 0x10);
         a.and((byte) 0x0F).or(h0).intoArray(q, o);
-        a.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and((byte) 0x0F).or(h1).intoArray(q, o + 32);
+        a.reinterpretAsShorts()
+                .lanewise(VectorOperators.LSHR, 4)
+                .reinterpretAsBytes()
+                .and((byte) 0x0F)
+                .or(h1)
+                .intoArray(q, o + 32);
     }
 
     /** Scalar twin of {@link #unpack}. */

@@ -41,7 +41,10 @@ final class Q5_0Kernel implements TypeKernel {
 
     /** Elements 8p..8p+7 of a 5-bit block from their nibbles and the 32 high bits. */
     static FloatVector fiveBit(ByteVector nibbles, int qh, int p, int bias) {
-        IntVector hb = IntVector.broadcast(I, qh >>> (8 * p)).lanewise(VectorOperators.LSHR, IOTA).and(1).lanewise(VectorOperators.LSHL, 4);
+        IntVector hb = IntVector.broadcast(I, qh >>> (8 * p))
+                .lanewise(VectorOperators.LSHR, IOTA)
+                .and(1)
+                .lanewise(VectorOperators.LSHL, 4);
         return (FloatVector) Bytes.toInt(nibbles).or(hb).sub(bias).convert(VectorOperators.I2F, 0);
     }
 

@@ -70,8 +70,17 @@ final class Q6KKernel implements TypeKernel {
                 float dLo = d * (byte) (scales >>> (8 * s));
                 float dHi = d * (byte) (scales >>> (8 * (s + 4)));
                 int out = dstOff + 128 * h + 32 * which + 8 * p;
-                pair(src, offset + 64 * h + 32 * which + 8 * p, offset + 128 + 32 * h + 8 * p, 2 * which, 4 + 2 * which,
-                        dLo, dHi, dst, out, out + 64);
+                pair(
+                        src,
+                        offset + 64 * h + 32 * which + 8 * p,
+                        offset + 128 + 32 * h + 8 * p,
+                        2 * which,
+                        4 + 2 * which,
+                        dLo,
+                        dHi,
+                        dst,
+                        out,
+                        out + 64);
             }
         }
     }
@@ -81,12 +90,23 @@ final class Q6KKernel implements TypeKernel {
      * high nibbles with qh bits {@code shHi}. Scalars in and out, so C2 may compile it apart
      * from a large caller without boxing vectors.
      */
-    private static void pair(MemorySegment src, long ql, long qh, int shLo, int shHi, float dLo, float dHi,
-                             float[] dst, int outLo, int outHi) {
+    private static void pair(
+            MemorySegment src,
+            long ql,
+            long qh,
+            int shLo,
+            int shHi,
+            float dLo,
+            float dHi,
+            float[] dst,
+            int outLo,
+            int outHi) {
         IntVector a = Bytes.u8(src, ql);
         IntVector hb = Bytes.u8(src, qh);
         IntVector lo = a.and(0x0F).or(Bytes.field(hb, shLo, 3, 4)).sub(32);
-        IntVector hi = a.lanewise(VectorOperators.LSHR, 4).or(Bytes.field(hb, shHi, 3, 4)).sub(32);
+        IntVector hi = a.lanewise(VectorOperators.LSHR, 4)
+                .or(Bytes.field(hb, shHi, 3, 4))
+                .sub(32);
         Bytes.toFloat(lo).mul(dLo).intoArray(dst, outLo);
         Bytes.toFloat(hi).mul(dHi).intoArray(dst, outHi);
     }
@@ -106,8 +126,12 @@ final class Q6KKernel implements TypeKernel {
     static void unpack(MemorySegment src, long offset, int blocks, byte[] q, float[] scales) {
         for (int b = 0; b < blocks; b++, offset += BYTES) {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, offset + 208));
-            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 192, LE)).mul(d).intoArray(scales, 16 * b);
-            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 200, LE)).mul(d).intoArray(scales, 16 * b + 8);
+            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 192, LE))
+                    .mul(d)
+                    .intoArray(scales, 16 * b);
+            Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, offset + 200, LE))
+                    .mul(d)
+                    .intoArray(scales, 16 * b + 8);
             for (int h = 0; h < 2; h++) {
                 half(src, offset + 64 * h, offset + 128 + 32 * h, q, 256 * b + 128 * h);
             }
@@ -123,9 +147,11 @@ final class Q6KKernel implements TypeKernel {
         for (int k = 0, groups = count / 32; k < groups; k++) {
             int i = 32 * k;
             FloatVector s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F, x, xOff + i));
-            FloatVector s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
+            FloatVector s2 =
+                    Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
             s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
-            s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
+            s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24))
+                    .fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
             acc = s1.fma(FloatVector.broadcast(F, scales[2 * k]), acc);
             acc2 = s2.fma(FloatVector.broadcast(F, scales[2 * k + 1]), acc2);
         }
@@ -161,14 +187,28 @@ final class Q6KKernel implements TypeKernel {
         ByteVector c = ByteVector.fromMemorySegment(B256, src, ql + 32, LE);
         ByteVector h = ByteVector.fromMemorySegment(B256, src, qh, LE);
         ShortVector hs = h.reinterpretAsShorts();
-        a.and((byte) 0x0F).or(hs.lanewise(VectorOperators.LSHL, 4).reinterpretAsBytes().and((byte) 0x30))
-                .sub((byte) 32).intoArray(q, o);
-        c.and((byte) 0x0F).or(hs.lanewise(VectorOperators.LSHL, 2).reinterpretAsBytes().and((byte) 0x30))
-                .sub((byte) 32).intoArray(q, o + 32);
-        a.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and((byte) 0x0F)
-                .or(h.and((byte) 0x30)).sub((byte) 32).intoArray(q, o + 64);
-        c.reinterpretAsShorts().lanewise(VectorOperators.LSHR, 4).reinterpretAsBytes().and((byte) 0x0F)
-                .or(hs.lanewise(VectorOperators.LSHR, 2).reinterpretAsBytes().and((byte) 0x30)).sub((byte) 32).intoArray(q, o + 96);
+        a.and((byte) 0x0F)
+                .or(hs.lanewise(VectorOperators.LSHL, 4).reinterpretAsBytes().and((byte) 0x30))
+                .sub((byte) 32)
+                .intoArray(q, o);
+        c.and((byte) 0x0F)
+                .or(hs.lanewise(VectorOperators.LSHL, 2).reinterpretAsBytes().and((byte) 0x30))
+                .sub((byte) 32)
+                .intoArray(q, o + 32);
+        a.reinterpretAsShorts()
+                .lanewise(VectorOperators.LSHR, 4)
+                .reinterpretAsBytes()
+                .and((byte) 0x0F)
+                .or(h.and((byte) 0x30))
+                .sub((byte) 32)
+                .intoArray(q, o + 64);
+        c.reinterpretAsShorts()
+                .lanewise(VectorOperators.LSHR, 4)
+                .reinterpretAsBytes()
+                .and((byte) 0x0F)
+                .or(hs.lanewise(VectorOperators.LSHR, 2).reinterpretAsBytes().and((byte) 0x30))
+                .sub((byte) 32)
+                .intoArray(q, o + 96);
     }
 
     /** Scalar twin of the unpack pass of {@link #dot}. */

@@ -2,8 +2,8 @@ package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
-import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
@@ -58,10 +58,14 @@ final class Q8_0Kernel implements TypeKernel {
             long o = offset + (long) b * BYTES;
             int xo = xOff + 32 * b;
             FloatVector d = FloatVector.broadcast(F, HalfFloats.f16ToFloat(src.get(SHORT, o)));
-            FloatVector s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 2, LE)).mul(FloatVector.fromArray(F, x, xo));
-            FloatVector t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 10, LE)).mul(FloatVector.fromArray(F, x, xo + 8));
-            s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 18, LE)).fma(FloatVector.fromArray(F, x, xo + 16), s);
-            t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 26, LE)).fma(FloatVector.fromArray(F, x, xo + 24), t);
+            FloatVector s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 2, LE))
+                    .mul(FloatVector.fromArray(F, x, xo));
+            FloatVector t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 10, LE))
+                    .mul(FloatVector.fromArray(F, x, xo + 8));
+            s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 18, LE))
+                    .fma(FloatVector.fromArray(F, x, xo + 16), s);
+            t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 26, LE))
+                    .fma(FloatVector.fromArray(F, x, xo + 24), t);
             acc = s.add(t).fma(d, acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);
@@ -102,12 +106,17 @@ final class Q8_0Kernel implements TypeKernel {
         FloatVector acc = FloatVector.zero(F);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            ShortVector w0 = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 2, LE).convertShape(VectorOperators.B2S, S256, 0);
-            ShortVector w1 = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 18, LE).convertShape(VectorOperators.B2S, S256, 0);
-            ShortVector p = w0.mul(ShortVector.fromArray(S256, xq, 32 * b)).add(w1.mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
+            ShortVector w0 = (ShortVector)
+                    ByteVector.fromMemorySegment(B128, src, o + 2, LE).convertShape(VectorOperators.B2S, S256, 0);
+            ShortVector w1 = (ShortVector)
+                    ByteVector.fromMemorySegment(B128, src, o + 18, LE).convertShape(VectorOperators.B2S, S256, 0);
+            ShortVector p = w0.mul(ShortVector.fromArray(S256, xq, 32 * b))
+                    .add(w1.mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints, inline: see Bytes
-            IntVector si = pi.lanewise(VectorOperators.LSHL, 16).lanewise(VectorOperators.ASHR, 16).add(pi.lanewise(VectorOperators.ASHR, 16));
+            IntVector si = pi.lanewise(VectorOperators.LSHL, 16)
+                    .lanewise(VectorOperators.ASHR, 16)
+                    .add(pi.lanewise(VectorOperators.ASHR, 16));
             acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
         }
         return acc.reduceLanes(VectorOperators.ADD);

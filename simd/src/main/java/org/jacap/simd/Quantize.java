@@ -84,7 +84,8 @@ public final class Quantize {
     public static byte[] toBytes(GgmlType type, float[] src) {
         long size = type.bytesFor(src.length);
         if (size < 0) {
-            throw new IllegalArgumentException(type + " quantizes whole blocks of " + type.blockSize() + ", got " + src.length);
+            throw new IllegalArgumentException(
+                    type + " quantizes whole blocks of " + type.blockSize() + ", got " + src.length);
         }
         byte[] out = new byte[Math.toIntExact(size)];
         row(type, src, 0, src.length, MemorySegment.ofArray(out), 0);
@@ -212,8 +213,19 @@ public final class Quantize {
      * 0..nmax, searching {@code nstep+1} candidate scales for the least weighted error.
      * Returns the scale; {@code minOut[0]} receives minus the (non-positive) minimum.
      */
-    private static float makeQkx2(int n, int nmax, float[] x, int s, float[] weights, int[] L, int lOff,
-                                  float[] minOut, int[] laux, float rmin, float rdelta, int nstep) {
+    private static float makeQkx2(
+            int n,
+            int nmax,
+            float[] x,
+            int s,
+            float[] weights,
+            int[] L,
+            int lOff,
+            float[] minOut,
+            int[] laux,
+            float rmin,
+            float rdelta,
+            int nstep) {
         float min = x[s];
         float max = x[s];
         float sumW = weights[0];
@@ -466,8 +478,10 @@ public final class Quantize {
                 int q4 = L[j + l + 96] & 0xF;
                 y.set(BYTE, ql + l, (byte) (q1 | q3 << 4));
                 y.set(BYTE, ql + l + 32, (byte) (q2 | q4 << 4));
-                y.set(BYTE, qh + l, (byte) ((L[j + l] >> 4) | (L[j + l + 32] >> 4) << 2
-                        | (L[j + l + 64] >> 4) << 4 | (L[j + l + 96] >> 4) << 6));
+                y.set(BYTE, qh + l, (byte) ((L[j + l] >> 4)
+                        | (L[j + l + 32] >> 4) << 2
+                        | (L[j + l + 64] >> 4) << 4
+                        | (L[j + l + 96] >> 4) << 6));
             }
         }
     }

@@ -18,6 +18,7 @@ public final class QuantizedActivations {
     int[] sums = new int[0];
     /** The integer values as floats, as {@link VecDotType}'s block rules write them. */
     private float[] values = new float[0];
+
     VecDotType type;
     int length;
 
@@ -28,7 +29,8 @@ public final class QuantizedActivations {
         }
         int bs = type.blockSize();
         if (n % bs != 0) {
-            throw new IllegalArgumentException(type + " activations come in blocks of " + bs + ", got " + n + " values");
+            throw new IllegalArgumentException(
+                    type + " activations come in blocks of " + bs + ", got " + n + " values");
         }
         if (q.length < n) {
             q = new short[n];
@@ -37,7 +39,8 @@ public final class QuantizedActivations {
             values = new float[n];
         }
         for (int b = 0; b < n / bs; b++) {
-            d[b] = type == VecDotType.Q8_0 ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
+            d[b] = type == VecDotType.Q8_0
+                    ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
                     : VecDotType.quantizeQ8KBlock(x, off + bs * b, values, bs * b);
         }
         for (int g = 0; g < n / 32; g++) {

@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -16,8 +15,7 @@ public final class RmsNorm {
 
     private static final VectorSpecies<Float> F = VectorOps.F;
 
-    private RmsNorm() {
-    }
+    private RmsNorm() {}
 
     /**
      * Normalises one row of n values.
@@ -45,7 +43,9 @@ public final class RmsNorm {
             }
         } else {
             for (; i < bound; i += F.length()) {
-                FloatVector.fromArray(F, x, xOff + i).mul(scale).mul(FloatVector.fromArray(F, weight, wOff + i))
+                FloatVector.fromArray(F, x, xOff + i)
+                        .mul(scale)
+                        .mul(FloatVector.fromArray(F, weight, wOff + i))
                         .intoArray(out, outOff + i);
             }
             for (; i < n; i++) {
@@ -55,8 +55,8 @@ public final class RmsNorm {
     }
 
     /** Normalises {@code rows} consecutive rows of width n (row b at xOff + b·n, written at outOff + b·n). */
-    public static void applyRows(float[] x, int xOff, float[] weight, int wOff, int n, int rows, float eps,
-                                 float[] out, int outOff) {
+    public static void applyRows(
+            float[] x, int xOff, float[] weight, int wOff, int n, int rows, float eps, float[] out, int outOff) {
         checkRows(x, xOff, n, rows, out, outOff);
         for (int b = 0; b < rows; b++) {
             apply(x, xOff + b * n, weight, wOff, n, eps, out, outOff + b * n);
@@ -79,8 +79,8 @@ public final class RmsNorm {
 
     // ---------------------------------------------------------------- scalar twin
 
-    public static void applyScalar(float[] x, int xOff, float[] weight, int wOff, int n, float eps, float[] out,
-                                   int outOff) {
+    public static void applyScalar(
+            float[] x, int xOff, float[] weight, int wOff, int n, float eps, float[] out, int outOff) {
         Objects.checkFromIndexSize(xOff, n, x.length);
         Objects.checkFromIndexSize(outOff, n, out.length);
         if (weight != null) {
@@ -101,8 +101,8 @@ public final class RmsNorm {
         }
     }
 
-    public static void applyRowsScalar(float[] x, int xOff, float[] weight, int wOff, int n, int rows, float eps,
-                                       float[] out, int outOff) {
+    public static void applyRowsScalar(
+            float[] x, int xOff, float[] weight, int wOff, int n, int rows, float eps, float[] out, int outOff) {
         checkRows(x, xOff, n, rows, out, outOff);
         for (int b = 0; b < rows; b++) {
             applyScalar(x, xOff + b * n, weight, wOff, n, eps, out, outOff + b * n);

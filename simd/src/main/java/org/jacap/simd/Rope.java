@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -52,8 +51,8 @@ public final class Rope {
      */
     public Rope(int headDim, int ropeDim, double base, double freqScale, float[] freqFactors, RopeLayout layout) {
         if (headDim <= 0 || ropeDim < 0 || ropeDim > headDim || ropeDim % 2 != 0) {
-            throw new IllegalArgumentException("RoPE needs 0 ≤ ropeDim ≤ headDim with ropeDim even: headDim "
-                    + headDim + ", ropeDim " + ropeDim);
+            throw new IllegalArgumentException(
+                    "RoPE needs 0 ≤ ropeDim ≤ headDim with ropeDim even: headDim " + headDim + ", ropeDim " + ropeDim);
         }
         if (!(base > 0) || Double.isInfinite(base)) {
             throw new IllegalArgumentException("RoPE base must be positive and finite: " + base);
@@ -66,8 +65,8 @@ public final class Rope {
         this.half = ropeDim / 2;
         this.layout = Objects.requireNonNull(layout, "layout");
         if (freqFactors != null && freqFactors.length != half) {
-            throw new IllegalArgumentException("RoPE frequency factors: expected ropeDim/2 = " + half + ", got "
-                    + freqFactors.length);
+            throw new IllegalArgumentException(
+                    "RoPE frequency factors: expected ropeDim/2 = " + half + ", got " + freqFactors.length);
         }
         this.invFreq = new double[half];
         for (int i = 0; i < half; i++) {
@@ -94,8 +93,8 @@ public final class Rope {
     private Rope(int headDim, double[] invFreq, RopeLayout layout) {
         int ropeDim = 2 * invFreq.length;
         if (headDim <= 0 || ropeDim > headDim) {
-            throw new IllegalArgumentException("RoPE needs 2·frequencies ≤ headDim: headDim " + headDim + ", "
-                    + invFreq.length + " frequencies");
+            throw new IllegalArgumentException(
+                    "RoPE needs 2·frequencies ≤ headDim: headDim " + headDim + ", " + invFreq.length + " frequencies");
         }
         for (double f : invFreq) {
             if (!Double.isFinite(f)) {

@@ -8,8 +8,7 @@ import java.util.Objects;
  */
 public final class ScalarOps {
 
-    private ScalarOps() {
-    }
+    private ScalarOps() {}
 
     public static float dot(float[] a, int ao, float[] b, int bo, int n) {
         Objects.checkFromIndexSize(ao, n, a.length);

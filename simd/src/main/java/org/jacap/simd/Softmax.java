@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -17,8 +16,7 @@ public final class Softmax {
     /** Vectors summed in float before the partial sum is added in double (keeps float error ~1e-7). */
     private static final int BLOCK = 16;
 
-    private Softmax() {
-    }
+    private Softmax() {}
 
     /**
      * x ← softmax(x) over [off, off+n). n = 0 does nothing; n = 1 gives 1 (unless the entry is
@@ -45,7 +43,8 @@ public final class Softmax {
             int end = Math.min(bound, i + BLOCK * l);
             FloatVector acc = FloatVector.zero(F);
             for (; i < end; i += l) {
-                FloatVector e = VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax));
+                FloatVector e =
+                        VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax));
                 e.intoArray(x, off + i);
                 acc = acc.add(e);
             }
@@ -78,7 +77,8 @@ public final class Softmax {
             int end = Math.min(bound, i + BLOCK * l);
             FloatVector acc = FloatVector.zero(F);
             for (; i < end; i += l) {
-                acc = acc.add(VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax)));
+                acc = acc.add(
+                        VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax)));
             }
             sum += acc.reduceLanes(VectorOperators.ADD);
         }

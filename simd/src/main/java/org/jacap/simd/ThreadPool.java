@@ -116,7 +116,8 @@ public final class ThreadPool implements AutoCloseable {
             return;
         }
         if (!busy.compareAndSet(0, 1)) {
-            throw new IllegalStateException("parallelFor is not reentrant: called from inside a task or from two threads at once");
+            throw new IllegalStateException(
+                    "parallelFor is not reentrant: called from inside a task or from two threads at once");
         }
         try {
             if (threads == 1 || count == 1 || (grain > 0 && grain >= count)) {

@@ -11,8 +11,20 @@ import org.jacap.gguf.GgmlType;
  * one line in {@link Kernels#of}.
  */
 public sealed interface TypeKernel
-        permits F32Kernel, F16Kernel, BF16Kernel, Q8_0Kernel, Q4_0Kernel, Q4_1Kernel, Q5_0Kernel, Q5_1Kernel,
-                Q2KKernel, Q3KKernel, Q4KKernel, Q5KKernel, Q6KKernel, Q8KKernel {
+        permits F32Kernel,
+                F16Kernel,
+                BF16Kernel,
+                Q8_0Kernel,
+                Q4_0Kernel,
+                Q4_1Kernel,
+                Q5_0Kernel,
+                Q5_1Kernel,
+                Q2KKernel,
+                Q3KKernel,
+                Q4KKernel,
+                Q5KKernel,
+                Q6KKernel,
+                Q8KKernel {
 
     GgmlType type();
 

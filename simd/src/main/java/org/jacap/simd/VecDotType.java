@@ -41,7 +41,8 @@ public enum VecDotType {
      */
     public void round(float[] src, int srcOff, float[] dst, int dstOff, int n) {
         if (n % blockSize != 0) {
-            throw new IllegalArgumentException(this + " rounds whole blocks of " + blockSize + ", got " + n + " values");
+            throw new IllegalArgumentException(
+                    this + " rounds whole blocks of " + blockSize + ", got " + n + " values");
         }
         switch (this) {
             case F32 -> System.arraycopy(src, srcOff, dst, dstOff, n);

@@ -18,6 +18,7 @@ final class VectorMath {
     private static final float LOG2E = 1.44269504088896341f;
     /** ln 2 split so that n·LN2_HI is exact for |n| ≤ 2^9 (Cody–Waite reduction). */
     private static final float LN2_HI = 0.693359375f;
+
     private static final float LN2_LO = -2.12194440e-4f;
     /** Adding then subtracting 1.5·2^23 rounds a float to the nearest integer (|x| < 2^22). */
     private static final float ROUND_MAGIC = 12582912f;
@@ -34,8 +35,7 @@ final class VectorMath {
     private static final float P4 = 1.6666665459e-1f;
     private static final float P5 = 5.0000001201e-1f;
 
-    private VectorMath() {
-    }
+    private VectorMath() {}
 
     /**
      * e^x per lane: exactly 0 below {@link #EXP_LO} (including -∞), +∞ above {@link #EXP_HI},
@@ -58,7 +58,8 @@ final class VectorMath {
         FloatVector r2 = r.mul(r);
         p = p.fma(r2, r).add(1f);
         // 2^n assembled in the exponent field; n ∈ [-126, 127] by the clamp above
-        IntVector bits = ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
+        IntVector bits =
+                ((IntVector) n.convert(VectorOperators.F2I, 0)).add(127).lanewise(VectorOperators.LSHL, 23);
         FloatVector result = p.mul(bits.reinterpretAsFloats());
         return result.blend(0f, under).blend(Float.POSITIVE_INFINITY, over);
     }

@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import java.util.Objects;
-
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
@@ -21,8 +20,7 @@ public final class VectorOps {
     /** Float species with as many lanes as {@link #D}: loads that widen to one double vector. */
     static final VectorSpecies<Float> FH = VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
 
-    private VectorOps() {
-    }
+    private VectorOps() {}
 
     // ---------------------------------------------------------------- float
 
@@ -41,8 +39,10 @@ public final class VectorOps {
             for (; i <= n - 4 * l; i += 4 * l) {
                 acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
                 acc1 = FloatVector.fromArray(F, a, ao + i + l).fma(FloatVector.fromArray(F, b, bo + i + l), acc1);
-                acc2 = FloatVector.fromArray(F, a, ao + i + 2 * l).fma(FloatVector.fromArray(F, b, bo + i + 2 * l), acc2);
-                acc3 = FloatVector.fromArray(F, a, ao + i + 3 * l).fma(FloatVector.fromArray(F, b, bo + i + 3 * l), acc3);
+                acc2 = FloatVector.fromArray(F, a, ao + i + 2 * l)
+                        .fma(FloatVector.fromArray(F, b, bo + i + 2 * l), acc2);
+                acc3 = FloatVector.fromArray(F, a, ao + i + 3 * l)
+                        .fma(FloatVector.fromArray(F, b, bo + i + 3 * l), acc3);
             }
             for (; i <= n - l; i += l) {
                 acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
@@ -63,7 +63,9 @@ public final class VectorOps {
         int bound = F.loopBound(n);
         FloatVector va = FloatVector.broadcast(F, alpha);
         for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, x, xo + i).fma(va, FloatVector.fromArray(F, y, yo + i)).intoArray(y, yo + i);
+            FloatVector.fromArray(F, x, xo + i)
+                    .fma(va, FloatVector.fromArray(F, y, yo + i))
+                    .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
             y[yo + i] += alpha * x[xo + i];
@@ -77,7 +79,9 @@ public final class VectorOps {
         int i = 0;
         int bound = F.loopBound(n);
         for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, y, yo + i).add(FloatVector.fromArray(F, x, xo + i)).intoArray(y, yo + i);
+            FloatVector.fromArray(F, y, yo + i)
+                    .add(FloatVector.fromArray(F, x, xo + i))
+                    .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
             y[yo + i] += x[xo + i];
@@ -91,7 +95,9 @@ public final class VectorOps {
         int i = 0;
         int bound = F.loopBound(n);
         for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, y, yo + i).mul(FloatVector.fromArray(F, x, xo + i)).intoArray(y, yo + i);
+            FloatVector.fromArray(F, y, yo + i)
+                    .mul(FloatVector.fromArray(F, x, xo + i))
+                    .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
             y[yo + i] *= x[xo + i];
@@ -206,8 +212,10 @@ public final class VectorOps {
             for (; i <= n - 4 * l; i += 4 * l) {
                 acc0 = DoubleVector.fromArray(D, a, ao + i).fma(DoubleVector.fromArray(D, b, bo + i), acc0);
                 acc1 = DoubleVector.fromArray(D, a, ao + i + l).fma(DoubleVector.fromArray(D, b, bo + i + l), acc1);
-                acc2 = DoubleVector.fromArray(D, a, ao + i + 2 * l).fma(DoubleVector.fromArray(D, b, bo + i + 2 * l), acc2);
-                acc3 = DoubleVector.fromArray(D, a, ao + i + 3 * l).fma(DoubleVector.fromArray(D, b, bo + i + 3 * l), acc3);
+                acc2 = DoubleVector.fromArray(D, a, ao + i + 2 * l)
+                        .fma(DoubleVector.fromArray(D, b, bo + i + 2 * l), acc2);
+                acc3 = DoubleVector.fromArray(D, a, ao + i + 3 * l)
+                        .fma(DoubleVector.fromArray(D, b, bo + i + 3 * l), acc3);
             }
             for (; i <= n - l; i += l) {
                 acc0 = DoubleVector.fromArray(D, a, ao + i).fma(DoubleVector.fromArray(D, b, bo + i), acc0);
@@ -232,7 +240,9 @@ public final class VectorOps {
         int bound = D.loopBound(n);
         DoubleVector va = DoubleVector.broadcast(D, alpha);
         for (; i < bound; i += D.length()) {
-            DoubleVector.fromArray(D, x, xo + i).fma(va, DoubleVector.fromArray(D, y, yo + i)).intoArray(y, yo + i);
+            DoubleVector.fromArray(D, x, xo + i)
+                    .fma(va, DoubleVector.fromArray(D, y, yo + i))
+                    .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
             y[yo + i] += alpha * x[xo + i];

@@ -21,8 +21,7 @@ public final class VectorSupport {
 
     private static final Status STATUS = probe();
 
-    private VectorSupport() {
-    }
+    private VectorSupport() {}
 
     /**
      * The probed facts.
@@ -44,8 +43,8 @@ public final class VectorSupport {
             if (!modulePresent) {
                 return "SIMD: unavailable (" + MODULE + " not loaded)";
             }
-            return "SIMD: " + vectorBits + "-bit vectors, " + floatLanes + " float / " + doubleLanes
-                    + " double lanes (" + MODULE + ")";
+            return "SIMD: " + vectorBits + "-bit vectors, " + floatLanes + " float / " + doubleLanes + " double lanes ("
+                    + MODULE + ")";
         }
 
         /** A one-line warning when this is a slow path, empty when all is well. */

@@ -19,11 +19,12 @@ public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols
         }
         Kernels.of(type); // UnsupportedTensorTypeException naming the type
         if (rows < 1 || cols < 1) {
-            throw new IllegalArgumentException("weight matrix " + type + " needs rows, cols >= 1, got " + rows + " x " + cols);
+            throw new IllegalArgumentException(
+                    "weight matrix " + type + " needs rows, cols >= 1, got " + rows + " x " + cols);
         }
         if (cols % type.blockSize() != 0) {
-            throw new IllegalArgumentException("a " + type + " row holds whole blocks of " + type.blockSize()
-                    + " elements, but cols = " + cols);
+            throw new IllegalArgumentException(
+                    "a " + type + " row holds whole blocks of " + type.blockSize() + " elements, but cols = " + cols);
         }
         long expected = (long) rows * type.bytesFor(cols);
         if (data.byteSize() != expected) {

@@ -6,7 +6,6 @@ import static org.jacap.simd.TestData.assertSentinels;
 import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -69,8 +68,10 @@ class ActivationsTest {
         float[] silu = gate.clone();
         Activations.siluScalar(silu, 1, n);
         for (int i = 0; i < n; i++) {
-            assertThat((double) v[1 + i]).isCloseTo((double) silu[1 + i] * up[6 + i],
-                    org.assertj.core.data.Offset.offset(1e-5 * (1 + Math.abs(silu[1 + i] * up[6 + i]))));
+            assertThat((double) v[1 + i])
+                    .isCloseTo(
+                            (double) silu[1 + i] * up[6 + i],
+                            org.assertj.core.data.Offset.offset(1e-5 * (1 + Math.abs(silu[1 + i] * up[6 + i]))));
         }
 
         v = gate.clone();
@@ -86,10 +87,28 @@ class ActivationsTest {
     void knownValues() {
         // reference values computed with the textbook formulas in high precision
         float[] x = {0f, 1f, -1f, 2f, -3f, 0.5f, 10f, -10f, 3f};
-        double[] silu = {0, 0.7310585786300049, -0.2689414213699951, 1.7615941559557649, -0.14227761953270035,
-                         0.3112296656009273, 9.999546021312976, -4.5397868702434395e-4, 2.8577223804673};
-        double[] gelu = {0, 0.8411919906082768, -0.15880800939172324, 1.954597694087775, -0.0036373920817729943,
-                         0.34571400982514394, 10.0, -0.0, 2.9963626079182272};
+        double[] silu = {
+            0,
+            0.7310585786300049,
+            -0.2689414213699951,
+            1.7615941559557649,
+            -0.14227761953270035,
+            0.3112296656009273,
+            9.999546021312976,
+            -4.5397868702434395e-4,
+            2.8577223804673
+        };
+        double[] gelu = {
+            0,
+            0.8411919906082768,
+            -0.15880800939172324,
+            1.954597694087775,
+            -0.0036373920817729943,
+            0.34571400982514394,
+            10.0,
+            -0.0,
+            2.9963626079182272
+        };
         for (boolean vector : new boolean[] {true, false}) {
             float[] xs = new float[16];
             System.arraycopy(x, 0, xs, 0, x.length);
@@ -102,9 +121,11 @@ class ActivationsTest {
                 Activations.geluScalar(xg, 0, 16);
             }
             for (int i = 0; i < x.length; i++) {
-                assertThat((double) xs[i]).as("silu(%s) vector=%s", x[i], vector)
+                assertThat((double) xs[i])
+                        .as("silu(%s) vector=%s", x[i], vector)
                         .isCloseTo(silu[i], org.assertj.core.data.Offset.offset(2e-6 * Math.abs(silu[i]) + 1e-7));
-                assertThat((double) xg[i]).as("gelu(%s) vector=%s", x[i], vector)
+                assertThat((double) xg[i])
+                        .as("gelu(%s) vector=%s", x[i], vector)
                         .isCloseTo(gelu[i], org.assertj.core.data.Offset.offset(2e-6 * Math.abs(gelu[i]) + 1e-7));
             }
         }

@@ -7,7 +7,6 @@ import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -19,7 +18,8 @@ class AttentionTest {
     private static final int[] KEY_COUNTS = {0, 1, 3, 4, 5, 9, 64};
 
     static Stream<Arguments> shapes() {
-        return java.util.Arrays.stream(HEAD_DIMS).boxed()
+        return java.util.Arrays.stream(HEAD_DIMS)
+                .boxed()
                 .flatMap(d -> java.util.Arrays.stream(KEY_COUNTS).mapToObj(n -> Arguments.of(d, n)));
     }
 
@@ -45,8 +45,12 @@ class AttentionTest {
                 abs += Math.abs(p);
             }
             double tol = 1e-6 * abs * scale + 1e-9;
-            assertThat((double) ov[2 + j]).as("vector key %d", j).isCloseTo(dot * scale, org.assertj.core.data.Offset.offset(tol));
-            assertThat((double) os[2 + j]).as("scalar key %d", j).isCloseTo(dot * scale, org.assertj.core.data.Offset.offset(tol));
+            assertThat((double) ov[2 + j])
+                    .as("vector key %d", j)
+                    .isCloseTo(dot * scale, org.assertj.core.data.Offset.offset(tol));
+            assertThat((double) os[2 + j])
+                    .as("scalar key %d", j)
+                    .isCloseTo(dot * scale, org.assertj.core.data.Offset.offset(tol));
         }
     }
 
@@ -71,8 +75,12 @@ class AttentionTest {
                 abs += Math.abs(p);
             }
             double tol = 1e-6 * abs + 1e-9;
-            assertThat((double) ov[4 + c]).as("vector channel %d", c).isCloseTo(sum, org.assertj.core.data.Offset.offset(tol));
-            assertThat((double) os[4 + c]).as("scalar channel %d", c).isCloseTo(sum, org.assertj.core.data.Offset.offset(tol));
+            assertThat((double) ov[4 + c])
+                    .as("vector channel %d", c)
+                    .isCloseTo(sum, org.assertj.core.data.Offset.offset(tol));
+            assertThat((double) os[4 + c])
+                    .as("scalar channel %d", c)
+                    .isCloseTo(sum, org.assertj.core.data.Offset.offset(tol));
         }
     }
 
@@ -108,8 +116,12 @@ class AttentionTest {
                 for (int j = 0; j < n; j++) {
                     expected += logits[j] / z * v[j * d + c];
                 }
-                assertThat((double) out[c]).as("d=%d c=%d", d, c).isCloseTo(expected, org.assertj.core.data.Offset.offset(2e-5));
-                assertThat((double) outS[c]).as("d=%d c=%d", d, c).isCloseTo(expected, org.assertj.core.data.Offset.offset(2e-5));
+                assertThat((double) out[c])
+                        .as("d=%d c=%d", d, c)
+                        .isCloseTo(expected, org.assertj.core.data.Offset.offset(2e-5));
+                assertThat((double) outS[c])
+                        .as("d=%d c=%d", d, c)
+                        .isCloseTo(expected, org.assertj.core.data.Offset.offset(2e-5));
             }
         }
     }
@@ -119,11 +131,17 @@ class AttentionTest {
         float[] q = new float[8];
         float[] keys = new float[8 * 4];
         float[] out = new float[4];
-        assertThatThrownBy(() -> Attention.scores(q, 1, keys, 0, 4, 8, 1f, out, 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> Attention.scores(q, 0, keys, 0, 5, 8, 1f, new float[5], 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> Attention.scores(q, 0, keys, 0, 4, 8, 1f, out, 1)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> Attention.accumulate(new float[3], 0, keys, 0, 4, 8, new float[8], 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> Attention.accumulate(new float[4], 0, keys, 0, 4, 8, new float[7], 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> Attention.accumulateScalar(new float[4], 0, keys, 0, 4, -1, new float[7], 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Attention.scores(q, 1, keys, 0, 4, 8, 1f, out, 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Attention.scores(q, 0, keys, 0, 5, 8, 1f, new float[5], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Attention.scores(q, 0, keys, 0, 4, 8, 1f, out, 1))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Attention.accumulate(new float[3], 0, keys, 0, 4, 8, new float[8], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Attention.accumulate(new float[4], 0, keys, 0, 4, 8, new float[7], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> Attention.accumulateScalar(new float[4], 0, keys, 0, 4, -1, new float[7], 0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -13,9 +13,21 @@ import org.jacap.gguf.GgmlType;
 final class Blocks {
     private Blocks() {}
 
-    static final List<GgmlType> SUPPORTED = List.of(GgmlType.F32, GgmlType.F16, GgmlType.BF16, GgmlType.Q8_0,
-            GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q5_1, GgmlType.Q2_K, GgmlType.Q3_K,
-            GgmlType.Q4_K, GgmlType.Q5_K, GgmlType.Q6_K, GgmlType.Q8_K);
+    static final List<GgmlType> SUPPORTED = List.of(
+            GgmlType.F32,
+            GgmlType.F16,
+            GgmlType.BF16,
+            GgmlType.Q8_0,
+            GgmlType.Q4_0,
+            GgmlType.Q4_1,
+            GgmlType.Q5_0,
+            GgmlType.Q5_1,
+            GgmlType.Q2_K,
+            GgmlType.Q3_K,
+            GgmlType.Q4_K,
+            GgmlType.Q5_K,
+            GgmlType.Q6_K,
+            GgmlType.Q8_K);
 
     static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -46,8 +58,8 @@ final class Blocks {
     static MemorySegment random(GgmlType type, int count, long seed, int pad, IntSupplier scales, Arena arena) {
         Random rnd = new Random(seed);
         long bytes = type.bytesFor(count);
-        MemorySegment seg = arena == null ? MemorySegment.ofArray(new byte[(int) (bytes + pad)])
-                : arena.allocate(bytes + pad, 1);
+        MemorySegment seg =
+                arena == null ? MemorySegment.ofArray(new byte[(int) (bytes + pad)]) : arena.allocate(bytes + pad, 1);
         MemorySegment data = seg.asSlice(pad, bytes);
         switch (type) {
             case F32 -> {

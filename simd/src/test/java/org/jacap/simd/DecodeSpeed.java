@@ -42,8 +42,9 @@ final class DecodeSpeed {
                 sink += out[5] + wb[7];
                 best = Math.min(best, (mx.getCurrentThreadCpuTime() - c0) * 1e-9);
             }
-            System.out.printf("%s %s: %.3f ms cpu, %.2f Gweights/s%s%n", type, what, best * 1e3,
-                    (double) rows * cols / best * 1e-9, sink == 12345 ? "!" : "");
+            System.out.printf(
+                    "%s %s: %.3f ms cpu, %.2f Gweights/s%s%n",
+                    type, what, best * 1e3, (double) rows * cols / best * 1e-9, sink == 12345 ? "!" : "");
         }
     }
 }

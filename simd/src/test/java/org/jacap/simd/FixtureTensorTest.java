@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,7 +44,8 @@ class FixtureTensorTest {
     @TestFactory
     Stream<DynamicTest> dequantizedValuesMatchTheReferenceChecksums() throws Exception {
         Path fixtures = Fixtures.dir();
-        JsonNode root = new ObjectMapper().readTree(fixtures.resolve("reference/tensor_checksums.json").toFile());
+        JsonNode root = new ObjectMapper()
+                .readTree(fixtures.resolve("reference/tensor_checksums.json").toFile());
         List<DynamicTest> tests = new ArrayList<>();
         for (Map.Entry<String, JsonNode> model : root.properties()) {
             Path file = fixtures.resolve("models").resolve(model.getKey());
@@ -60,7 +60,9 @@ class FixtureTensorTest {
                             fail("scalar and vector dequantization differ on " + info);
                         }
                         for (int i = 0; i < 8; i++) {
-                            assertThat((double) v[i]).as("%s first8[%d]", info, i).isEqualTo(t.get("first8").get(i).asDouble());
+                            assertThat((double) v[i])
+                                    .as("%s first8[%d]", info, i)
+                                    .isEqualTo(t.get("first8").get(i).asDouble());
                         }
                         double sum = 0;
                         double sumsq = 0;
@@ -70,7 +72,9 @@ class FixtureTensorTest {
                         }
                         double es = t.get("sum").asDouble();
                         double eq = t.get("sumsq").asDouble();
-                        assertThat(Math.abs(sum - es)).as("%s sum %s vs %s", info, sum, es).isLessThanOrEqualTo(1e-6 * sumsq + 1e-4);
+                        assertThat(Math.abs(sum - es))
+                                .as("%s sum %s vs %s", info, sum, es)
+                                .isLessThanOrEqualTo(1e-6 * sumsq + 1e-4);
                         assertThat(Math.abs(sumsq - eq)).as("%s sumsq", info).isLessThanOrEqualTo(1e-6 * eq);
                     }
                 }
@@ -81,24 +85,26 @@ class FixtureTensorTest {
 
     @TestFactory
     Stream<DynamicTest> quantizersReproduceTheStoriesFilesByteForByte() {
-        return Stream.of("Q8_0", "Q4_0").map(q -> DynamicTest.dynamicTest("stories260K-" + q, () -> {
-            try (GgufFile f32 = GgufFile.open(Fixtures.file("models/stories260K.gguf"));
-                 GgufFile quant = GgufFile.open(Fixtures.file("models/stories260K-" + q + ".gguf"))) {
-                int checked = 0;
-                for (GgufTensorInfo info : quant.tensors()) {
-                    if (!info.type().isQuantized()) {
-                        continue;
+        return Stream.of("Q8_0", "Q4_0")
+                .map(q -> DynamicTest.dynamicTest("stories260K-" + q, () -> {
+                    try (GgufFile f32 = GgufFile.open(Fixtures.file("models/stories260K.gguf"));
+                            GgufFile quant = GgufFile.open(Fixtures.file("models/stories260K-" + q + ".gguf"))) {
+                        int checked = 0;
+                        for (GgufTensorInfo info : quant.tensors()) {
+                            if (!info.type().isQuantized()) {
+                                continue;
+                            }
+                            byte[] expected = quant.data(info).toArray(ValueLayout.JAVA_BYTE);
+                            float[] master = Dequantize.all(GgmlType.F32, f32.data(f32.tensor(info.name())));
+                            assertBytes(Quantize.toBytes(info.type(), master), expected, "quantize(F32 " + info + ")");
+                            float[] deq = Dequantize.all(info.type(), quant.data(info));
+                            assertBytes(
+                                    Quantize.toBytes(info.type(), deq), expected, "quantize(dequantize(" + info + "))");
+                            checked++;
+                        }
+                        assertThat(checked).isGreaterThan(10);
                     }
-                    byte[] expected = quant.data(info).toArray(ValueLayout.JAVA_BYTE);
-                    float[] master = Dequantize.all(GgmlType.F32, f32.data(f32.tensor(info.name())));
-                    assertBytes(Quantize.toBytes(info.type(), master), expected, "quantize(F32 " + info + ")");
-                    float[] deq = Dequantize.all(info.type(), quant.data(info));
-                    assertBytes(Quantize.toBytes(info.type(), deq), expected, "quantize(dequantize(" + info + "))");
-                    checked++;
-                }
-                assertThat(checked).isGreaterThan(10);
-            }
-        }));
+                }));
     }
 
     @TestFactory
@@ -131,7 +137,7 @@ class FixtureTensorTest {
 
     static void checkOracle(String variant, String name) throws Exception {
         try (GgufFile f16 = GgufFile.open(Fixtures.file("oracle/models/" + variant + "-F16.gguf"));
-             GgufFile q = GgufFile.open(Fixtures.file("oracle/models/" + name))) {
+                GgufFile q = GgufFile.open(Fixtures.file("oracle/models/" + name))) {
             Set<GgmlType> seen = new java.util.HashSet<>();
             for (GgufTensorInfo info : q.tensors()) {
                 if (info.type() == GgmlType.F32) {
@@ -147,7 +153,9 @@ class FixtureTensorTest {
                     e += (master[i] - deq[i]) * (double) (master[i] - deq[i]);
                     s += master[i] * (double) master[i];
                 }
-                assertThat(Math.sqrt(e / s)).as("%s %s relative RMS error", name, info).isLessThan(rmsBound(info.type()));
+                assertThat(Math.sqrt(e / s))
+                        .as("%s %s relative RMS error", name, info)
+                        .isLessThan(rmsBound(info.type()));
                 byte[] expected = q.data(info).toArray(ValueLayout.JAVA_BYTE);
                 assertBytes(Quantize.toBytes(info.type(), master), expected, name + " quantize(F16 " + info + ")");
                 checkKernels(WeightMatrix.of(q, info), deq, name);
@@ -179,7 +187,8 @@ class FixtureTensorTest {
                         }
                         double err = Math.abs(out[t * w.rows() + r] - ref);
                         if (!(err <= 1e-5 * abs + 1e-30)) {
-                            fail(name + " " + w.type() + " " + p + " batch " + b + " row " + r + ": " + out[t * w.rows() + r] + " vs " + ref);
+                            fail(name + " " + w.type() + " " + p + " batch " + b + " row " + r + ": "
+                                    + out[t * w.rows() + r] + " vs " + ref);
                         }
                     }
                 }

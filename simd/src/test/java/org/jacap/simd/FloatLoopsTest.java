@@ -61,7 +61,9 @@ class FloatLoopsTest {
                 s += (double) a[3 + i] * b[1 + i];
             }
             assertThat((double) FloatLoops.dot(a, 3, b, 1, n)).as("n = %d", n).isCloseTo(s, within(1e-4));
-            assertThat((double) FloatLoops.dotScalar(a, 3, b, 1, n)).as("scalar n = %d", n).isCloseTo(s, within(1e-4));
+            assertThat((double) FloatLoops.dotScalar(a, 3, b, 1, n))
+                    .as("scalar n = %d", n)
+                    .isCloseTo(s, within(1e-4));
         }
     }
 }

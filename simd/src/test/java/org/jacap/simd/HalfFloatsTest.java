@@ -3,7 +3,6 @@ package org.jacap.simd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 
 class HalfFloatsTest {
@@ -16,7 +15,8 @@ class HalfFloatsTest {
         double dLo = Math.abs((double) Float.intBitsToFloat(lo) - x);
         double dHi = Math.abs((double) Float.intBitsToFloat(hi) - x);
         if (Float.isInfinite(Float.intBitsToFloat(hi)) && !Float.isInfinite(x)) {
-            // beyond the largest finite BF16: IEEE rounds by the same tie rule towards "infinity" as the next grid point
+            // beyond the largest finite BF16: IEEE rounds by the same tie rule towards "infinity" as the next grid
+            // point
             double step = Math.ulp(Float.intBitsToFloat(lo)) * 65536.0;
             dHi = Math.abs(Float.intBitsToFloat(lo) + Math.copySign(step, x) - (double) x);
         }
@@ -48,7 +48,7 @@ class HalfFloatsTest {
         }
         float one = 1f;
         float halfStep = Math.ulp(1f) * 65536 / 2; // 2^-8
-        assertThat(HalfFloats.roundToBf16(one + halfStep)).isEqualTo(1f);                 // tie -> even (down)
+        assertThat(HalfFloats.roundToBf16(one + halfStep)).isEqualTo(1f); // tie -> even (down)
         assertThat(HalfFloats.roundToBf16(one + 3 * halfStep)).isEqualTo(1f + 4 * halfStep); // tie -> even (up)
         assertThat(HalfFloats.roundToBf16(Float.MAX_VALUE)).isEqualTo(Float.POSITIVE_INFINITY);
         assertThat(HalfFloats.roundToBf16(-0f)).isEqualTo(-0f);
@@ -63,7 +63,7 @@ class HalfFloatsTest {
         assertThat(HalfFloats.roundToF16(65504f)).isEqualTo(65504f);
         assertThat(HalfFloats.roundToF16(65519f)).isEqualTo(65504f);
         assertThat(HalfFloats.roundToF16(65520f)).isEqualTo(Float.POSITIVE_INFINITY);
-        assertThat(HalfFloats.roundToF16(1f + 0.5f / 1024)).isEqualTo(1f);                 // tie -> even
+        assertThat(HalfFloats.roundToF16(1f + 0.5f / 1024)).isEqualTo(1f); // tie -> even
         assertThat(HalfFloats.roundToF16(1f + 1.5f / 1024)).isEqualTo(1f + 2f / 1024);
         assertThat(HalfFloats.roundToF16(0.1f)).isEqualTo(0.0999755859375f);
         assertThat(HalfFloats.roundToF16(1e-8f)).isEqualTo(0f);

@@ -23,7 +23,9 @@ class HalfVectorsTest {
             for (int h = 0; h < 65536; h++) {
                 int expected = Float.floatToRawIntBits(Float.float16ToFloat((short) h));
                 if (Float.floatToRawIntBits(out[3 + h]) != expected) {
-                    assertThat(Float.floatToRawIntBits(out[3 + h])).as("f16 pattern 0x%04x, pass %d", h, rep).isEqualTo(expected);
+                    assertThat(Float.floatToRawIntBits(out[3 + h]))
+                            .as("f16 pattern 0x%04x, pass %d", h, rep)
+                            .isEqualTo(expected);
                 }
             }
         }
@@ -37,7 +39,8 @@ class HalfVectorsTest {
         assertThat(HalfFloats.f16ToFloat((short) 0x7C00)).isEqualTo(Float.POSITIVE_INFINITY);
         assertThat(HalfFloats.f16ToFloat((short) 0xFC00)).isEqualTo(Float.NEGATIVE_INFINITY);
         assertThat(HalfFloats.f16ToFloat((short) 0x7E00)).isNaN();
-        assertThat(Float.floatToRawIntBits(HalfFloats.f16ToFloat((short) 0x8000))).isEqualTo(0x80000000);
+        assertThat(Float.floatToRawIntBits(HalfFloats.f16ToFloat((short) 0x8000)))
+                .isEqualTo(0x80000000);
         // nearest even on a tie: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10
         assertThat(HalfFloats.floatToF16(1f + 0x1p-11f)).isEqualTo((short) 0x3C00);
         assertThat(HalfFloats.floatToF16(1f + 3 * 0x1p-11f)).isEqualTo((short) 0x3C02);

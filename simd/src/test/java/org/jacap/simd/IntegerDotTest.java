@@ -69,11 +69,16 @@ class IntegerDotTest {
     @Test
     void quantizingAPartialBlockOrAFloatTypeIsRefused() {
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_0, new float[40], 0, 40))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks of 32").hasMessageContaining("40");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blocks of 32")
+                .hasMessageContaining("40");
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_K, new float[288], 0, 288))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blocks of 256").hasMessageContaining("288");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blocks of 256")
+                .hasMessageContaining("288");
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.F16, new float[32], 0, 32))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("F16");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("F16");
     }
 
     @ParameterizedTest
@@ -86,7 +91,8 @@ class IntegerDotTest {
             for (int pad = 0; pad < 2; pad++) {
                 Random rnd = new Random(blocks * 7L + pad);
                 try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment seg = Blocks.random(type, n, blocks + 100L * pad, pad, () -> Blocks.randomScale(rnd), arena);
+                    MemorySegment seg =
+                            Blocks.random(type, n, blocks + 100L * pad, pad, () -> Blocks.randomScale(rnd), arena);
                     float[] x = Blocks.gaussian(n, blocks, 2f);
                     QuantizedActivations q = new QuantizedActivations();
                     q.quantize(k.vecDotType(), x, 0, n);
@@ -103,9 +109,9 @@ class IntegerDotTest {
         int n = 2 * type.blockSize();
         long bpb = type.bytesPerBlock();
         byte fill = switch (type) {
-            case Q8_0 -> (byte) -128;   // w = -128
-            case Q4_0 -> 0;             // q - 8 = -8
-            default -> (byte) 0xFF;     // Q4_K: nibbles 15, 6-bit scales and minimums 63
+            case Q8_0 -> (byte) -128; // w = -128
+            case Q4_0 -> 0; // q - 8 = -8
+            default -> (byte) 0xFF; // Q4_K: nibbles 15, 6-bit scales and minimums 63
         };
         MemorySegment seg = MemorySegment.ofArray(new byte[(int) type.bytesFor(n)]);
         for (int b = 0; b < n / type.blockSize(); b++) {
@@ -144,9 +150,13 @@ class IntegerDotTest {
             float slow = k.dotQ8Scalar(seg, 0, q, n);
             if (!Float.isFinite(slow)) {
                 // inf/NaN scales: lanes of mixed sign may meet as inf - inf (NaN) where the block order gives ±inf
-                assertThat(Float.isFinite(fast)).as("%s scale %04x: %s vs %s", type, scale, fast, slow).isFalse();
+                assertThat(Float.isFinite(fast))
+                        .as("%s scale %04x: %s vs %s", type, scale, fast, slow)
+                        .isFalse();
             } else {
-                assertThat(fast).as("%s scale %04x", type, scale).isCloseTo(slow, within(1e-5f * Math.abs(slow) + 1e-30f));
+                assertThat(fast)
+                        .as("%s scale %04x", type, scale)
+                        .isCloseTo(slow, within(1e-5f * Math.abs(slow) + 1e-30f));
             }
         }
     }
@@ -156,7 +166,8 @@ class IntegerDotTest {
         TypeKernel k = Kernels.of(GgmlType.Q6_K);
         assertThat(k.hasQ8Dot()).isFalse();
         assertThatThrownBy(() -> k.dotQ8(MemorySegment.ofArray(new byte[210]), 0, new QuantizedActivations(), 256))
-                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("Q6_K");
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("Q6_K");
     }
 
     private static void check(TypeKernel k, MemorySegment seg, QuantizedActivations q, int n, String what) {
@@ -176,6 +187,8 @@ class IntegerDotTest {
         for (int i = 0; i < n; i++) {
             rounded[i] = q.q[i] * q.d[i / q.type.blockSize()];
         }
-        assertThat((double) k.dot(seg, 0, rounded, 0, n, new DotScratch())).as(what + " float dot").isCloseTo(want, within(tol));
+        assertThat((double) k.dot(seg, 0, rounded, 0, n, new DotScratch()))
+                .as(what + " float dot")
+                .isCloseTo(want, within(tol));
     }
 }

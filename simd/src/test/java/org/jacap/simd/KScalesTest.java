@@ -30,7 +30,10 @@ class KScalesTest {
             long mins = KScales.mins(lo, hi);
             MemorySegment seg = MemorySegment.ofArray(packed);
             for (int j = 0; j < 8; j++) {
-                assertThat(KScales.at(scales, j)).as("scale %d", j).isEqualTo(sc[j]).isEqualTo(KScales.scale(seg, 0, j));
+                assertThat(KScales.at(scales, j))
+                        .as("scale %d", j)
+                        .isEqualTo(sc[j])
+                        .isEqualTo(KScales.scale(seg, 0, j));
                 assertThat(KScales.at(mins, j)).as("min %d", j).isEqualTo(m[j]).isEqualTo(KScales.min(seg, 0, j));
             }
         }

@@ -19,8 +19,22 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KernelParityTest {
 
     /** Scale patterns that break sloppy conversions: zero, -0, subnormals, max, infinities, NaN. */
-    static final short[] ADVERSARIAL = {0x0000, (short) 0x8000, 0x0001, (short) 0x8001, 0x03FF, 0x0400,
-            0x7BFF, (short) 0xFBFF, 0x7C00, (short) 0xFC00, 0x7E00, 0x7C01, 0x3C00, 0x1400};
+    static final short[] ADVERSARIAL = {
+        0x0000,
+        (short) 0x8000,
+        0x0001,
+        (short) 0x8001,
+        0x03FF,
+        0x0400,
+        0x7BFF,
+        (short) 0xFBFF,
+        0x7C00,
+        (short) 0xFC00,
+        0x7E00,
+        0x7C01,
+        0x3C00,
+        0x1400
+    };
 
     static Stream<GgmlType> types() {
         return Blocks.SUPPORTED.stream();
@@ -29,7 +43,9 @@ class KernelParityTest {
     static Stream<Arguments> typesAndCounts() {
         return types().flatMap(t -> {
             int bs = t.blockSize();
-            int[] counts = bs == 1 ? new int[] {1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 257} : new int[] {bs, 2 * bs, 3 * bs, 8 * bs};
+            int[] counts = bs == 1
+                    ? new int[] {1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 257}
+                    : new int[] {bs, 2 * bs, 3 * bs, 8 * bs};
             return Arrays.stream(counts).mapToObj(c -> Arguments.of(t, c));
         });
     }
@@ -42,7 +58,8 @@ class KernelParityTest {
             for (long seed = 1; seed <= 3; seed++) {
                 Random rnd = new Random(seed * 31 + pad);
                 try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment seg = Blocks.random(type, count, seed, pad, () -> Blocks.randomScale(rnd), pad == 1 ? arena : null);
+                    MemorySegment seg = Blocks.random(
+                            type, count, seed, pad, () -> Blocks.randomScale(rnd), pad == 1 ? arena : null);
                     assertSameDecode(k, seg, count, type + " pad " + pad + " seed " + seed);
                 }
             }
@@ -108,7 +125,8 @@ class KernelParityTest {
                 assertThat(Kernels.of(t).blockSize()).isEqualTo(t.blockSize());
             } else {
                 assertThat(Kernels.supports(t)).isFalse();
-                assertThatThrownBy(() -> Kernels.of(t)).isInstanceOf(UnsupportedTensorTypeException.class)
+                assertThatThrownBy(() -> Kernels.of(t))
+                        .isInstanceOf(UnsupportedTensorTypeException.class)
                         .hasMessageContaining(t.name());
             }
         }

@@ -87,8 +87,8 @@ class MatMulTest {
             double tol = 2e-6 * Math.sqrt(w.cols()) * ref[1][i] + 1e-30;
             double err = Math.abs(out[outOff + i] - ref[0][i]);
             if (!(err <= tol)) {
-                fail(what + ": output " + i + " (token " + i / w.rows() + ", row " + i % w.rows() + ") = " + out[outOff + i]
-                        + ", expected " + ref[0][i] + " ± " + tol);
+                fail(what + ": output " + i + " (token " + i / w.rows() + ", row " + i % w.rows() + ") = "
+                        + out[outOff + i] + ", expected " + ref[0][i] + " ± " + tol);
             }
         }
     }
@@ -111,8 +111,13 @@ class MatMulTest {
                 for (Precision p : Precision.values()) {
                     for (int batch : new int[] {1, 2, 4, 7}) {
                         ThreadPool pool = batch % 2 == 0 ? pool2 : (rows > 4 ? pool3 : pool1);
-                        check(new MatMul(pool, p), w, batch, seed++,
-                                type + " " + rows + "x" + cols + " batch " + batch + " " + p + " threads " + pool.threads());
+                        check(
+                                new MatMul(pool, p),
+                                w,
+                                batch,
+                                seed++,
+                                type + " " + rows + "x" + cols + " batch " + batch + " " + p + " threads "
+                                        + pool.threads());
                     }
                 }
             }
@@ -167,7 +172,8 @@ class MatMulTest {
             for (int r = 0; r < 9; r++) {
                 float want = k.dotQ8Scalar(w.data(), r * w.rowBytes(), q, 320);
                 assertThat(twin[r]).as("%s row %d, scalar twin", type, r).isEqualTo(want);
-                // the vector kernel's lane order differs from the twin's block order (and C2's reduction from the interpreter's)
+                // the vector kernel's lane order differs from the twin's block order (and C2's reduction from the
+                // interpreter's)
                 assertThat(fast[r]).as("%s row %d", type, r).isCloseTo(want, within(1e-5f * Math.abs(want)));
             }
         }
@@ -188,9 +194,12 @@ class MatMulTest {
     void badArgumentsAreReported() {
         WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 4 * 64, 1), GgmlType.Q8_0, 4, 64);
         MatMul mm = new MatMul(pool1, Precision.F32);
-        assertThatThrownBy(() -> mm.multiply(w, new float[100], 0, 2, new float[8], 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, 2, new float[7], 0)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, -1, new float[8], 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> mm.multiply(w, new float[100], 0, 2, new float[8], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, 2, new float[7], 0))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> mm.multiply(w, new float[128], 0, -1, new float[8], 0))
+                .isInstanceOf(IllegalArgumentException.class);
         mm.multiply(w, new float[0], 0, 0, new float[0], 0);
     }
 
@@ -198,11 +207,14 @@ class MatMulTest {
     void weightMatrixValidatesItsShape() {
         MemorySegment q = Blocks.random(GgmlType.Q8_0, 4 * 64, 1);
         assertThat(WeightMatrix.of(q, GgmlType.Q8_0, 4, 64).rowBytes()).isEqualTo(68);
-        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 4, 48)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 4, 48))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("whole blocks of 32");
-        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 3, 64)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 3, 64))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("takes 204 bytes, but the data has 272");
-        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.IQ2_XXS, 1, 256)).isInstanceOf(UnsupportedTensorTypeException.class)
+        assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.IQ2_XXS, 1, 256))
+                .isInstanceOf(UnsupportedTensorTypeException.class)
                 .hasMessageContaining("IQ2_XXS");
         assertThatThrownBy(() -> WeightMatrix.of(q, GgmlType.Q8_0, 0, 64)).isInstanceOf(IllegalArgumentException.class);
     }

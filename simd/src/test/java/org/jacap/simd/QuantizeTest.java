@@ -57,7 +57,9 @@ class QuantizeTest {
             for (int j = 0; j < 32; j++) {
                 // half a step, plus the f16 rounding of d carried through |q| <= 127
                 double bound = 0.5 * d + 127 * Math.abs(d - HalfFloats.roundToF16(d)) + 1e-30;
-                assertThat((double) Math.abs(x[b + j] - y[b + j])).as("element %d", b + j).isLessThanOrEqualTo(bound);
+                assertThat((double) Math.abs(x[b + j] - y[b + j]))
+                        .as("element %d", b + j)
+                        .isLessThanOrEqualTo(bound);
             }
         }
     }
@@ -119,7 +121,9 @@ class QuantizeTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = GgmlType.class, names = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K", "Q8_K"})
+    @EnumSource(
+            value = GgmlType.class,
+            names = {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K", "Q8_K"})
     void specialBlocksRoundTripSensibly(GgmlType t) {
         float[] x = awkward(1024, 4);
         float[] y = dequantize(t, Quantize.toBytes(t, x), x.length);
@@ -130,7 +134,9 @@ class QuantizeTest {
             assertThat(Math.abs(y[i] - x[i])).as("%s tiny block", t).isLessThan(1e-5f);
         }
         for (int i = 512; i < 768; i++) {
-            assertThat(Math.abs(y[i] - 0.75f)).as("%s constant block element %d", t, i).isLessThan(0.1f);
+            assertThat(Math.abs(y[i] - 0.75f))
+                    .as("%s constant block element %d", t, i)
+                    .isLessThan(0.1f);
         }
         for (float v : y) {
             assertThat(Float.isFinite(v)).isTrue();
@@ -180,7 +186,8 @@ class QuantizeTest {
     @Test
     void unsupportedQuantizerIsRefused() {
         assertThatThrownBy(() -> Quantize.toBytes(GgmlType.Q2_K, new float[256]))
-                .isInstanceOf(UnsupportedTensorTypeException.class).hasMessageContaining("Q2_K");
+                .isInstanceOf(UnsupportedTensorTypeException.class)
+                .hasMessageContaining("Q2_K");
         assertThatThrownBy(() -> Quantize.toBytes(GgmlType.Q8_0, new float[33]))
                 .isInstanceOf(IllegalArgumentException.class);
     }

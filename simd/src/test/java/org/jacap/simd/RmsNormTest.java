@@ -6,7 +6,6 @@ import static org.jacap.simd.TestData.assertSentinels;
 import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,7 +38,8 @@ class RmsNormTest {
             double inv = 1 / Math.sqrt(ss / n + eps);
             for (int i = 0; i < n; i++) {
                 double expected = x[5 + i] * inv * (weighted ? w[1 + i] : 1);
-                assertThat((double) ov[3 + i]).isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-5 * Math.abs(expected) + 1e-7));
+                assertThat((double) ov[3 + i])
+                        .isCloseTo(expected, org.assertj.core.data.Offset.offset(1e-5 * Math.abs(expected) + 1e-7));
             }
         }
     }
@@ -79,7 +79,8 @@ class RmsNormTest {
             float[] single = new float[n];
             RmsNorm.applyScalar(x, 2 + b * n, w, 0, n, 1e-6f, single, 0);
             for (int i = 0; i < n; i++) {
-                assertThat(out[1 + b * n + i]).isCloseTo(single[i], org.assertj.core.data.Offset.offset(1e-6f * (1 + Math.abs(single[i]))));
+                assertThat(out[1 + b * n + i])
+                        .isCloseTo(single[i], org.assertj.core.data.Offset.offset(1e-6f * (1 + Math.abs(single[i]))));
                 assertThat(outS[1 + b * n + i]).isEqualTo(single[i]);
             }
         }

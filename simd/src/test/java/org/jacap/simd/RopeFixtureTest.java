@@ -2,15 +2,14 @@ package org.jacap.simd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,7 +68,8 @@ class RopeFixtureTest {
         assertThat(rope.invFreq()).containsExactly(storedInv);
         for (int j = 0; j < d / 2; j++) {
             assertThat(rope.pairFirst(j)).isEqualTo(r.get("pairs").get(j).get(0).asInt());
-            assertThat(rope.pairSecond(j)).isEqualTo(r.get("pairs").get(j).get(1).asInt());
+            assertThat(rope.pairSecond(j))
+                    .isEqualTo(r.get("pairs").get(j).get(1).asInt());
             assertThat(fromBase.pairFirst(j)).isEqualTo(rope.pairFirst(j));
             assertThat(fromBase.pairSecond(j)).isEqualTo(rope.pairSecond(j));
         }
@@ -89,8 +89,11 @@ class RopeFixtureTest {
         }
 
         // post-RoPE queries: Q[h][p] = rotate(Qpre[h][p], p), stored to 5-6 significant digits
-        JsonNode inputs = root.has("inputs") ? root.get("inputs")
-                : JSON.readTree(file.resolveSibling(root.get("inputs_file").asText()).toFile()).get("inputs");
+        JsonNode inputs = root.has("inputs")
+                ? root.get("inputs")
+                : JSON.readTree(file.resolveSibling(root.get("inputs_file").asText())
+                                .toFile())
+                        .get("inputs");
         JsonNode qpre = inputs.get("Qpre");
         JsonNode q = inputs.get("Q");
         float[] x = new float[d];

@@ -6,7 +6,6 @@ import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
 import java.util.stream.Stream;
-
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,15 +16,30 @@ class RopeTest {
 
     /** (headDim, ropeDim) pairs: full, partial (phi/stablelm style), tiny, vector-unaligned. */
     static Stream<Arguments> shapes() {
-        int[][] dims = {{2, 2}, {6, 6}, {8, 8}, {8, 4}, {10, 10}, {16, 16}, {18, 18}, {32, 32}, {34, 34}, {64, 64},
-                        {80, 32}, {96, 64}, {128, 128}, {256, 256}, {64, 0}};
+        int[][] dims = {
+            {2, 2},
+            {6, 6},
+            {8, 8},
+            {8, 4},
+            {10, 10},
+            {16, 16},
+            {18, 18},
+            {32, 32},
+            {34, 34},
+            {64, 64},
+            {80, 32},
+            {96, 64},
+            {128, 128},
+            {256, 256},
+            {64, 0}
+        };
         return Stream.of(RopeLayout.values())
                 .flatMap(layout -> Stream.of(dims).map(hd -> Arguments.of(hd[0], hd[1], layout)));
     }
 
     /** The textbook rotation, pairs written out independently of RopeLayout. */
-    private static float[] reference(float[] x, int off, int nHeads, int headDim, int ropeDim, double base,
-                                     RopeLayout layout, int pos) {
+    private static float[] reference(
+            float[] x, int off, int nHeads, int headDim, int ropeDim, double base, RopeLayout layout, int pos) {
         float[] y = x.clone();
         int half = ropeDim / 2;
         for (int h = 0; h < nHeads; h++) {
@@ -188,22 +202,33 @@ class RopeTest {
         base.apply(a, 0, 2, 99);
         explicit.apply(b, 0, 2, 99);
         assertThat(b).containsExactly(a);
-        assertThatThrownBy(() -> Rope.withFrequencies(6, new double[4], RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Rope.withFrequencies(8, new double[] {1, Double.NaN}, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Rope.withFrequencies(6, new double[4], RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Rope.withFrequencies(8, new double[] {1, Double.NaN}, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void rejectsBadConfigurations() {
-        assertThatThrownBy(() -> new Rope(8, 9, 1e4, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(8, 7, 1e4, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(0, 0, 1e4, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(8, 8, -1, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(8, 8, 1e4, new float[3], RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(8, 8, 1e4, new float[4], RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Rope(8, 8, 1e4, 0.0, null, RopeLayout.NORMAL)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 9, 1e4, null, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 7, 1e4, null, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(0, 0, 1e4, null, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 8, -1, null, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 8, 1e4, new float[3], RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 8, 1e4, new float[4], RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rope(8, 8, 1e4, 0.0, null, RopeLayout.NORMAL))
+                .isInstanceOf(IllegalArgumentException.class);
         Rope rope = new Rope(8, 8, 1e4, null, RopeLayout.NEOX);
-        assertThatThrownBy(() -> rope.rotate(new float[15], 0, 2, rope.newTable())).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> rope.rotate(new float[16], 0, 2, new float[15])).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> rope.rotate(new float[15], 0, 2, rope.newTable()))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> rope.rotate(new float[16], 0, 2, new float[15]))
+                .isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> rope.apply(new float[16], 1, 2, 3)).isInstanceOf(IndexOutOfBoundsException.class);
     }
 }

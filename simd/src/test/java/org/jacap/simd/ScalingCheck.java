@@ -22,7 +22,8 @@ final class ScalingCheck {
                             sink[w] += spin(n);
                         }
                     });
-                    System.out.printf("threads=%d: two chunks of work in %.0f ms%n", threads, (System.nanoTime() - t0) * 1e-6);
+                    System.out.printf(
+                            "threads=%d: two chunks of work in %.0f ms%n", threads, (System.nanoTime() - t0) * 1e-6);
                 }
             }
         }

@@ -6,7 +6,6 @@ import static org.jacap.simd.TestData.assertSentinels;
 import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
-
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

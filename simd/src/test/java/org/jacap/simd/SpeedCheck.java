@@ -14,14 +14,21 @@ final class SpeedCheck {
         int cols = args.length > 4 ? Integer.parseInt(args[4]) : 2048;
         String mode = args.length > 5 ? args[5] : "vector";
         Precision p = args.length > 6 ? Precision.valueOf(args[6]) : Precision.NATIVE;
-        try (Arena arena = Arena.ofShared(); ThreadPool pool = new ThreadPool(threads)) {
+        try (Arena arena = Arena.ofShared();
+                ThreadPool pool = new ThreadPool(threads)) {
             MemorySegment heap = Blocks.random(type, rows * cols, 1);
             MemorySegment seg = arena.allocate(heap.byteSize(), 64);
             seg.copyFrom(heap);
             WeightMatrix w = WeightMatrix.of(seg, type, rows, cols);
-            MatMul mm = mode.equals("scalar") ? MatMul.scalarTwin(pool, p)
-                    : new MatMul(pool, p, true, Integer.getInteger("kc", 1024), Integer.getInteger("tb", 48),
-                    Integer.getInteger("panel", MatMul.PANEL_BYTES));
+            MatMul mm = mode.equals("scalar")
+                    ? MatMul.scalarTwin(pool, p)
+                    : new MatMul(
+                            pool,
+                            p,
+                            true,
+                            Integer.getInteger("kc", 1024),
+                            Integer.getInteger("tb", 48),
+                            Integer.getInteger("panel", MatMul.PANEL_BYTES));
             float[] x = Blocks.gaussian(batch * cols, 2, 1f);
             float[] out = new float[batch * rows];
             long flops = 2L * rows * cols * batch;
@@ -41,10 +48,23 @@ final class SpeedCheck {
                 iters++;
             }
             double mean = (System.nanoTime() - start) * 1e-9 / iters;
-            System.out.printf("%s %s %s threads=%d batch=%d %dx%d: mean %.2f GFLOP/s; best %.3f ms, %.2f GFLOP/s, %.2f GB/s weights, %d iters;"
+            System.out.printf(
+                    "%s %s %s threads=%d batch=%d %dx%d: mean %.2f GFLOP/s; best %.3f ms, %.2f GFLOP/s, %.2f GB/s weights, %d iters;"
                             + " caller cpu %.3f ms = %.2f GFLOP/s %.2f GB/s%n",
-                    type, mode, p, threads, batch, rows, cols, flops / mean * 1e-9, best * 1e3, flops / best * 1e-9,
-                    w.data().byteSize() / best * 1e-9, iters, bestCpu * 1e3, flops / bestCpu * 1e-9 / threads,
+                    type,
+                    mode,
+                    p,
+                    threads,
+                    batch,
+                    rows,
+                    cols,
+                    flops / mean * 1e-9,
+                    best * 1e3,
+                    flops / best * 1e-9,
+                    w.data().byteSize() / best * 1e-9,
+                    iters,
+                    bestCpu * 1e3,
+                    flops / bestCpu * 1e-9 / threads,
                     w.data().byteSize() / bestCpu * 1e-9 / threads);
         }
     }

@@ -7,13 +7,13 @@ import java.util.stream.IntStream;
 final class TestData {
 
     /** Lengths around the 8-lane vector and its multiples: tails shorter than a vector, odd sizes. */
-    static final int[] SIZES = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000};
+    static final int[] SIZES = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000
+    };
 
     /** Cells outside a kernel's range hold this; a kernel that writes there is caught. */
     static final float SENTINEL = -12345.678f;
 
-    private TestData() {
-    }
+    private TestData() {}
 
     static IntStream sizes() {
         return IntStream.of(SIZES);
@@ -49,13 +49,15 @@ final class TestData {
     static void assertSentinels(float[] a, int off, int n) {
         for (int i = 0; i < a.length; i++) {
             if ((i < off || i >= off + n) && a[i] != SENTINEL) {
-                throw new AssertionError("cell " + i + " outside [" + off + ", " + (off + n) + ") was written: " + a[i]);
+                throw new AssertionError(
+                        "cell " + i + " outside [" + off + ", " + (off + n) + ") was written: " + a[i]);
             }
         }
     }
 
     /** |actual - expected| ≤ tol for every element in the range. */
-    static void assertClose(float[] expected, float[] actual, int off, int n, double relTol, double absTol, String what) {
+    static void assertClose(
+            float[] expected, float[] actual, int off, int n, double relTol, double absTol, String what) {
         for (int i = off; i < off + n; i++) {
             double e = expected[i];
             double a = actual[i];

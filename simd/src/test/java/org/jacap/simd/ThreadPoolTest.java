@@ -27,14 +27,17 @@ class ThreadPoolTest {
                         }
                     });
                     for (int i = 0; i < count; i++) {
-                        assertThat(hits.get(i)).as("index %d of %d with %d threads", i, count, threads).isEqualTo(1);
+                        assertThat(hits.get(i))
+                                .as("index %d of %d with %d threads", i, count, threads)
+                                .isEqualTo(1);
                     }
                     for (int[] c : chunks) {
                         assertThat(c[0]).isEqualTo(ThreadPool.chunkStart(count, threads, c[2]));
                         assertThat(c[1]).isEqualTo(ThreadPool.chunkStart(count, threads, c[2] + 1));
                         assertThat(c[1]).isGreaterThan(c[0]);
                     }
-                    int workers = (int) chunks.stream().mapToInt(c -> c[2]).distinct().count();
+                    int workers =
+                            (int) chunks.stream().mapToInt(c -> c[2]).distinct().count();
                     assertThat(workers).isEqualTo(chunks.size());
                 }
             }
@@ -58,20 +61,29 @@ class ThreadPoolTest {
                         }
                     });
                     for (int i = 0; i < count; i++) {
-                        assertThat(hits.get(i)).as("count %d grain %d index %d", count, grain, i).isEqualTo(1);
+                        assertThat(hits.get(i))
+                                .as("count %d grain %d index %d", count, grain, i)
+                                .isEqualTo(1);
                     }
                     assertThat(pieces).hasSize((count + grain - 1) / grain);
                 }
             }
-            assertThatThrownBy(() -> pool.parallelForDynamic(10, 0, (s, e, w) -> { }))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grain");
+            assertThatThrownBy(() -> pool.parallelForDynamic(10, 0, (s, e, w) -> {}))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("grain");
             assertThatThrownBy(() -> pool.parallelForDynamic(100, 1, (s, e, w) -> {
-                if (s == 57) {
-                    throw new IllegalStateException("piece 57");
-                }
-            })).isInstanceOf(IllegalStateException.class).hasMessage("piece 57");
+                        if (s == 57) {
+                            throw new IllegalStateException("piece 57");
+                        }
+                    }))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("piece 57");
             int[] after = new int[1];
-            pool.parallelFor(4, (s, e, w) -> { synchronized (after) { after[0] += e - s; } });
+            pool.parallelFor(4, (s, e, w) -> {
+                synchronized (after) {
+                    after[0] += e - s;
+                }
+            });
             assertThat(after[0]).isEqualTo(4); // a static loop still works after a dynamic one
         }
     }
@@ -82,7 +94,8 @@ class ThreadPoolTest {
             List<String> names = Collections.synchronizedList(new ArrayList<>());
             pool.parallelFor(3, (s, e, w) -> names.add(Thread.currentThread().getName() + "#" + w));
             assertThat(names).hasSize(3);
-            assertThat(names.stream().map(n -> n.substring(0, n.indexOf('#'))).distinct()).hasSize(3);
+            assertThat(names.stream().map(n -> n.substring(0, n.indexOf('#'))).distinct())
+                    .hasSize(3);
             assertThat(names).anyMatch(n -> n.equals(Thread.currentThread().getName() + "#0"));
         }
     }
@@ -109,16 +122,17 @@ class ThreadPoolTest {
             AtomicInteger finished = new AtomicInteger();
             IllegalStateException boom = new IllegalStateException("boom in worker");
             assertThatThrownBy(() -> pool.parallelFor(3, (s, e, w) -> {
-                if (w == 2) {
-                    throw boom;
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException ex) {
-                    throw new RuntimeException(ex);
-                }
-                finished.incrementAndGet();
-            })).isSameAs(boom);
+                        if (w == 2) {
+                            throw boom;
+                        }
+                        try {
+                            Thread.sleep(20);
+                        } catch (InterruptedException ex) {
+                            throw new RuntimeException(ex);
+                        }
+                        finished.incrementAndGet();
+                    }))
+                    .isSameAs(boom);
             assertThat(finished.get()).isEqualTo(2);
             // the pool is still usable
             AtomicInteger n = new AtomicInteger();
@@ -131,18 +145,21 @@ class ThreadPoolTest {
     void callerExceptionIsRethrownToo() {
         try (ThreadPool pool = new ThreadPool(2)) {
             assertThatThrownBy(() -> pool.parallelFor(2, (s, e, w) -> {
-                if (w == 0) {
-                    throw new ArithmeticException("caller chunk");
-                }
-            })).isInstanceOf(ArithmeticException.class).hasMessage("caller chunk");
+                        if (w == 0) {
+                            throw new ArithmeticException("caller chunk");
+                        }
+                    }))
+                    .isInstanceOf(ArithmeticException.class)
+                    .hasMessage("caller chunk");
         }
     }
 
     @Test
     void nestedCallsAreRefusedNotDeadlocked() {
         try (ThreadPool pool = new ThreadPool(2)) {
-            assertThatThrownBy(() -> pool.parallelFor(2, (s, e, w) -> pool.parallelFor(2, (a, b, c) -> { })))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("reentrant");
+            assertThatThrownBy(() -> pool.parallelFor(2, (s, e, w) -> pool.parallelFor(2, (a, b, c) -> {})))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("reentrant");
         }
     }
 
@@ -153,10 +170,10 @@ class ThreadPoolTest {
         AtomicInteger n = new AtomicInteger();
         pool.parallelFor(0, (s, e, w) -> n.incrementAndGet());
         assertThat(n.get()).isZero();
-        assertThatThrownBy(() -> pool.parallelFor(-1, (s, e, w) -> { })).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> pool.parallelFor(-1, (s, e, w) -> {})).isInstanceOf(IllegalArgumentException.class);
         pool.close();
         pool.close();
-        assertThatThrownBy(() -> pool.parallelFor(1, (s, e, w) -> { })).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> pool.parallelFor(1, (s, e, w) -> {})).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -32,7 +32,8 @@ class TwoPassDotTest {
     private static void check(TypeKernel k, int qMin, int qMax, Rebuild rebuild, int minimumSlot) {
         for (int blocks = 1; blocks <= 4; blocks++) {
             int n = 256 * blocks;
-            MemorySegment seg = Blocks.random(k.type(), n, 40 + blocks + 10 * k.type().ordinal());
+            MemorySegment seg =
+                    Blocks.random(k.type(), n, 40 + blocks + 10 * k.type().ordinal());
             DotScratch vector = new DotScratch();
             DotScratch scalar = new DotScratch();
             float[] x = Blocks.gaussian(n, blocks, 1f);
@@ -46,9 +47,12 @@ class TwoPassDotTest {
             double abs = 0;
             for (int i = 0; i < n; i++) {
                 assertThat((int) vector.bytes[i]).as("%s value %d", k.type(), i).isBetween(qMin, qMax);
-                assertThat(rebuild.weight(vector, i)).as("%s weight %d", k.type(), i).isEqualTo(w[i]);
+                assertThat(rebuild.weight(vector, i))
+                        .as("%s weight %d", k.type(), i)
+                        .isEqualTo(w[i]);
                 want += (double) w[i] * x[i];
-                abs += Math.abs((double) w[i] * x[i]) + minimumSlot * Math.abs((double) vector.scales[2 * (i / 32) + 1] * x[i]);
+                abs += Math.abs((double) w[i] * x[i])
+                        + minimumSlot * Math.abs((double) vector.scales[2 * (i / 32) + 1] * x[i]);
             }
             assertThat((double) fast).as("%s vector dot", k.type()).isCloseTo(want, within(1e-5 * abs + 1e-30));
             assertThat((double) slow).as("%s scalar dot", k.type()).isCloseTo(want, within(1e-5 * abs + 1e-30));

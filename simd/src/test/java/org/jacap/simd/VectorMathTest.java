@@ -38,8 +38,24 @@ class VectorMathTest {
     @Test
     void expEdgeCases() {
         float[] x = new float[Math.max(16, F.length() * 2)];
-        float[] special = {0f, -0f, 1f, -1f, Float.NEGATIVE_INFINITY, Float.POSITIVE_INFINITY, Float.NaN, -100f,
-                           100f, -87.5f, 88.5f, 1e-10f, -1e-10f, 0.5f, -0.3465736f, 0.3465736f};
+        float[] special = {
+            0f,
+            -0f,
+            1f,
+            -1f,
+            Float.NEGATIVE_INFINITY,
+            Float.POSITIVE_INFINITY,
+            Float.NaN,
+            -100f,
+            100f,
+            -87.5f,
+            88.5f,
+            1e-10f,
+            -1e-10f,
+            0.5f,
+            -0.3465736f,
+            0.3465736f
+        };
         System.arraycopy(special, 0, x, 0, special.length);
         float[] y = exp(x);
         assertThat(y[0]).isEqualTo(1f);

@@ -7,7 +7,6 @@ import static org.jacap.simd.TestData.assertSentinels;
 import static org.jacap.simd.TestData.padded;
 
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -209,7 +208,8 @@ class VectorOpsTest {
                                 expected += w[1 + i] * v[3 + i * d + r] * v[3 + i * d + c];
                             }
                         }
-                        if (!(Math.abs(av[r * d + c] - expected) <= 1e-13) || !(Math.abs(as[r * d + c] - expected) <= 1e-13)) {
+                        if (!(Math.abs(av[r * d + c] - expected) <= 1e-13)
+                                || !(Math.abs(as[r * d + c] - expected) <= 1e-13)) {
                             throw new AssertionError("d=" + d + " m=" + m + " A[" + r + "][" + c + "]: expected "
                                     + expected + ", vector " + av[r * d + c] + ", scalar " + as[r * d + c]);
                         }
@@ -237,7 +237,9 @@ class VectorOpsTest {
         assertThat(small).containsOnly(0f);
         assertThatThrownBy(() -> VectorOps.scale(small, -1, 2, 1f)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> VectorOps.sum(small, 0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> VectorOps.syrUpper(1, new double[3], 0, new double[8], 3)).isInstanceOf(IndexOutOfBoundsException.class);
-        assertThatThrownBy(() -> VectorOps.syrkUpper(new double[2], 0, new double[5], 0, 2, 3, new double[9])).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> VectorOps.syrUpper(1, new double[3], 0, new double[8], 3))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> VectorOps.syrkUpper(new double[2], 0, new double[5], 0, 2, 3, new double[9]))
+                .isInstanceOf(IndexOutOfBoundsException.class);
     }
 }

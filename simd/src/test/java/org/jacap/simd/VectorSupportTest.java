@@ -31,10 +31,16 @@ class VectorSupportTest {
         assertThat(new VectorSupport.Status(true, 256, 8, 4).fast()).isTrue();
         assertThat(new VectorSupport.Status(true, 512, 16, 8).fast()).isTrue();
         assertThat(new VectorSupport.Status(false, 0, 0, 0).fast()).isFalse();
-        assertThat(new VectorSupport.Status(true, 128, 4, 2).warning()).hasValueSatisfying(
-                w -> assertThat(w).startsWith("WARNING").contains("128 bits").contains("4 float lanes").doesNotContain("\n"));
-        assertThat(new VectorSupport.Status(false, 0, 0, 0).warning()).hasValueSatisfying(
-                w -> assertThat(w).contains("--add-modules jdk.incubator.vector").doesNotContain("\n"));
+        assertThat(new VectorSupport.Status(true, 128, 4, 2).warning())
+                .hasValueSatisfying(w -> assertThat(w)
+                        .startsWith("WARNING")
+                        .contains("128 bits")
+                        .contains("4 float lanes")
+                        .doesNotContain("\n"));
+        assertThat(new VectorSupport.Status(false, 0, 0, 0).warning())
+                .hasValueSatisfying(w -> assertThat(w)
+                        .contains("--add-modules jdk.incubator.vector")
+                        .doesNotContain("\n"));
         assertThat(new VectorSupport.Status(true, 256, 8, 4).warning()).isEmpty();
         assertThat(new VectorSupport.Status(false, 0, 0, 0).describe()).contains("unavailable");
     }

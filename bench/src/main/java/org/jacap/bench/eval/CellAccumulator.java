@@ -43,7 +43,8 @@ public final class CellAccumulator {
     public CellSummary summarize(PairedBootstrap bootstrap) {
         int n = fidelity.size();
         if (n != bootstrap.documents()) {
-            throw new IllegalStateException(policy + " @ " + ratio + ": " + n + " documents, bootstrap has " + bootstrap.documents());
+            throw new IllegalStateException(
+                    policy + " @ " + ratio + ": " + n + " documents, bootstrap has " + bootstrap.documents());
         }
         double[] kl = new double[n];
         double[] top1 = new double[n];
@@ -76,11 +77,23 @@ public final class CellAccumulator {
                 throw new IllegalStateException("probe ran on " + probes.size() + " of " + n + " documents");
             }
             probe = new CellSummary.ProbeSummary(
-                    bootstrap.mean(probes.stream().mapToDouble(ProbeScore::exactMatch).toArray()),
-                    bootstrap.mean(probes.stream().mapToDouble(ProbeScore::tokenAccuracy).toArray()),
-                    bootstrap.mean(probes.stream().mapToDouble(ProbeScore::meanLogProb).toArray()));
+                    bootstrap.mean(
+                            probes.stream().mapToDouble(ProbeScore::exactMatch).toArray()),
+                    bootstrap.mean(probes.stream()
+                            .mapToDouble(ProbeScore::tokenAccuracy)
+                            .toArray()),
+                    bootstrap.mean(
+                            probes.stream().mapToDouble(ProbeScore::meanLogProb).toArray()));
         }
-        return new CellSummary(policy, ratio, keptPerHead, bootstrap.mean(kl), p90, bootstrap.mean(top1),
-                bootstrap.mean(dNll), probe, scoringNanos / 1e6 / n);
+        return new CellSummary(
+                policy,
+                ratio,
+                keptPerHead,
+                bootstrap.mean(kl),
+                p90,
+                bootstrap.mean(top1),
+                bootstrap.mean(dNll),
+                probe,
+                scoringNanos / 1e6 / n);
     }
 }

@@ -7,10 +7,17 @@ package org.jacap.bench.eval;
  * @param keptPerHead   entries each (layer, KV head) kept
  * @param scoringMillis mean wall time per document of selecting and compacting the cache
  */
-public record CellSummary(String policy, double ratio, int keptPerHead, Estimate meanKl, Estimate p90Kl,
-                          Estimate top1Agreement, Estimate deltaNll, ProbeSummary probe, double scoringMillis) {
+public record CellSummary(
+        String policy,
+        double ratio,
+        int keptPerHead,
+        Estimate meanKl,
+        Estimate p90Kl,
+        Estimate top1Agreement,
+        Estimate deltaNll,
+        ProbeSummary probe,
+        double scoringMillis) {
 
     /** Probe metrics over documents. */
-    public record ProbeSummary(Estimate exactMatch, Estimate tokenAccuracy, Estimate meanLogProb) {
-    }
+    public record ProbeSummary(Estimate exactMatch, Estimate tokenAccuracy, Estimate meanLogProb) {}
 }

@@ -23,14 +23,16 @@ import org.jacap.JacapException;
 public final class Documents {
     public static final String SEPARATOR = "<|endoftext|>";
 
-    private Documents() {
-    }
+    private Documents() {}
 
     public static List<String> read(Path path) throws IOException {
         List<Path> files = new ArrayList<>();
         if (Files.isDirectory(path)) {
             try (Stream<Path> s = Files.list(path)) {
-                s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith(".")).sorted().forEach(files::add);
+                s.filter(Files::isRegularFile)
+                        .filter(p -> !p.getFileName().toString().startsWith("."))
+                        .sorted()
+                        .forEach(files::add);
             }
             if (files.isEmpty()) {
                 throw new JacapException("no documents in " + path);
@@ -109,10 +111,12 @@ public final class Documents {
     private static String utf8(Path file) throws IOException {
         byte[] bytes = Files.readAllBytes(file);
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes)).toString();
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new JacapException(file + " is not UTF-8 text");
         }

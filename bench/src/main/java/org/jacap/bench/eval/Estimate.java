@@ -11,6 +11,7 @@ public record Estimate(double value, double low, double high) {
 
     /** {@code "0.0123 [0.0101, 0.0150]"}. */
     public String format(int decimals) {
-        return Units.fixed(value, decimals) + " [" + Units.fixed(low, decimals) + ", " + Units.fixed(high, decimals) + "]";
+        return Units.fixed(value, decimals) + " [" + Units.fixed(low, decimals) + ", " + Units.fixed(high, decimals)
+                + "]";
     }
 }

@@ -19,11 +19,31 @@ import org.jacap.bench.report.Units;
 public record EvalReport(String description, List<CellSummary> cells) {
 
     private static final List<String> CSV_FIELDS = List.of(
-            "policy", "ratio", "kept_per_head",
-            "kl_mean", "kl_mean_lo", "kl_mean_hi", "kl_p90", "kl_p90_lo", "kl_p90_hi",
-            "top1", "top1_lo", "top1_hi", "delta_nll", "delta_nll_lo", "delta_nll_hi",
-            "probe_exact", "probe_exact_lo", "probe_exact_hi", "probe_acc", "probe_acc_lo", "probe_acc_hi",
-            "probe_logp", "probe_logp_lo", "probe_logp_hi", "scoring_ms");
+            "policy",
+            "ratio",
+            "kept_per_head",
+            "kl_mean",
+            "kl_mean_lo",
+            "kl_mean_hi",
+            "kl_p90",
+            "kl_p90_lo",
+            "kl_p90_hi",
+            "top1",
+            "top1_lo",
+            "top1_hi",
+            "delta_nll",
+            "delta_nll_lo",
+            "delta_nll_hi",
+            "probe_exact",
+            "probe_exact_lo",
+            "probe_exact_hi",
+            "probe_acc",
+            "probe_acc_lo",
+            "probe_acc_hi",
+            "probe_logp",
+            "probe_logp_lo",
+            "probe_logp_hi",
+            "scoring_ms");
 
     public EvalReport {
         cells = List.copyOf(cells);
@@ -32,8 +52,12 @@ public record EvalReport(String description, List<CellSummary> cells) {
     public String markdown() {
         boolean probe = cells.stream().anyMatch(c -> c.probe() != null);
         List<Column> columns = new ArrayList<>(List.of(
-                Column.left("policy", 10), Column.right("ratio", 5), Column.right("kept", 4),
-                Column.right("KL mean [95% CI]", 26), Column.right("KL p90", 7), Column.right("top-1 [95% CI]", 22),
+                Column.left("policy", 10),
+                Column.right("ratio", 5),
+                Column.right("kept", 4),
+                Column.right("KL mean [95% CI]", 26),
+                Column.right("KL p90", 7),
+                Column.right("top-1 [95% CI]", 22),
                 Column.right("ΔNLL [95% CI]", 26)));
         if (probe) {
             columns.add(Column.right("probe EM", 8));
@@ -44,8 +68,12 @@ public record EvalReport(String description, List<CellSummary> cells) {
         TextTable t = new TextTable(columns);
         for (CellSummary c : cells) {
             List<String> row = new ArrayList<>(List.of(
-                    c.policy(), ratio(c.ratio()), Integer.toString(c.keptPerHead()),
-                    c.meanKl().format(4), Units.fixed(c.p90Kl().value(), 4), c.top1Agreement().format(3),
+                    c.policy(),
+                    ratio(c.ratio()),
+                    Integer.toString(c.keptPerHead()),
+                    c.meanKl().format(4),
+                    Units.fixed(c.p90Kl().value(), 4),
+                    c.top1Agreement().format(3),
                     c.deltaNll().format(4)));
             if (probe) {
                 CellSummary.ProbeSummary p = c.probe();
@@ -90,10 +118,12 @@ public record EvalReport(String description, List<CellSummary> cells) {
                 byPolicy.computeIfAbsent(c.policy(), k -> new ArrayList<>()).add(c);
             }
         }
-        SvgLineChart chart = new SvgLineChart(title, "compression ratio (fraction of KV entries removed)",
-                "mean KL(full ‖ compressed), nats/token");
+        SvgLineChart chart = new SvgLineChart(
+                title, "compression ratio (fraction of KV entries removed)", "mean KL(full ‖ compressed), nats/token");
         byPolicy.forEach((policy, list) -> {
-            List<CellSummary> sorted = list.stream().sorted(java.util.Comparator.comparingDouble(CellSummary::ratio)).toList();
+            List<CellSummary> sorted = list.stream()
+                    .sorted(java.util.Comparator.comparingDouble(CellSummary::ratio))
+                    .toList();
             int n = sorted.size();
             double[] x = new double[n];
             double[] y = new double[n];

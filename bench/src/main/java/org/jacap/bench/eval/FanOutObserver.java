@@ -10,7 +10,8 @@ final class FanOutObserver implements ForwardObserver {
 
     FanOutObserver(List<? extends ForwardObserver> observers) {
         this.observers = observers.toArray(ForwardObserver[]::new);
-        this.attention = observers.stream().filter(ForwardObserver::wantsAttention).toArray(ForwardObserver[]::new);
+        this.attention =
+                observers.stream().filter(ForwardObserver::wantsAttention).toArray(ForwardObserver[]::new);
     }
 
     @Override

@@ -47,13 +47,22 @@ public final class FidelityEvaluation {
      * @param probeSpan          length of the probe span (32 in the spec)
      * @param probePrompt        span tokens fed before scoring starts (8 in the spec)
      */
-    public record Settings(int contextTokens, int continuationTokens, List<Double> ratios, Protection protection,
-                           List<Double> probeDepths, int probeSpan, int probePrompt, int bootstrapResamples, long seed) {
+    public record Settings(
+            int contextTokens,
+            int continuationTokens,
+            List<Double> ratios,
+            Protection protection,
+            List<Double> probeDepths,
+            int probeSpan,
+            int probePrompt,
+            int bootstrapResamples,
+            long seed) {
         public Settings {
             ratios = List.copyOf(ratios);
             probeDepths = List.copyOf(probeDepths);
             if (contextTokens < 2 || continuationTokens < 1) {
-                throw new IllegalArgumentException("the context needs at least 2 tokens and the continuation at least 1");
+                throw new IllegalArgumentException(
+                        "the context needs at least 2 tokens and the continuation at least 1");
             }
             if (ratios.isEmpty()) {
                 throw new IllegalArgumentException("no compression ratios given");
@@ -68,9 +77,10 @@ public final class FidelityEvaluation {
                     throw new IllegalArgumentException("probe depths must be in [0, 1], got " + d);
                 }
             }
-            if (!probeDepths.isEmpty() && (probePrompt < 1 || probeSpan < probePrompt + 1 || probeSpan + 1 > contextTokens)) {
-                throw new IllegalArgumentException("the probe needs 1 <= prompt < span < context, got prompt " + probePrompt
-                        + ", span " + probeSpan + ", context " + contextTokens);
+            if (!probeDepths.isEmpty()
+                    && (probePrompt < 1 || probeSpan < probePrompt + 1 || probeSpan + 1 > contextTokens)) {
+                throw new IllegalArgumentException("the probe needs 1 <= prompt < span < context, got prompt "
+                        + probePrompt + ", span " + probeSpan + ", context " + contextTokens);
             }
             if (bootstrapResamples < 1) {
                 throw new IllegalArgumentException("the bootstrap needs at least one resample");
@@ -94,6 +104,7 @@ public final class FidelityEvaluation {
     private final int vocab;
     /** Policies whose statistics one observer can gather together; each policy points at its group. */
     private final List<StatisticsSpec> groups = new ArrayList<>();
+
     private final int[] groupOf;
 
     public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
@@ -104,8 +115,8 @@ public final class FidelityEvaluation {
         int needed = settings.contextTokens() + Math.max(settings.continuationTokens() + 1, settings.probeSpan());
         int max = model.config().contextLength();
         if (max > 0 && needed > max) {
-            throw new JacapException("context " + settings.contextTokens() + " + continuation " + settings.continuationTokens()
-                    + " needs " + needed + " positions; the model's context is " + max);
+            throw new JacapException("context " + settings.contextTokens() + " + continuation "
+                    + settings.continuationTokens() + " needs " + needed + " positions; the model's context is " + max);
         }
         groupOf = new int[this.policies.size()];
         for (int i = 0; i < groupOf.length; i++) {
@@ -145,7 +156,8 @@ public final class FidelityEvaluation {
         }
         for (int[] w : windows) {
             if (w.length != settings.windowLength()) {
-                throw new IllegalArgumentException("window of " + w.length + " tokens, expected " + settings.windowLength());
+                throw new IllegalArgumentException(
+                        "window of " + w.length + " tokens, expected " + settings.windowLength());
             }
         }
         int[] probeVocabulary = settings.probeDepths().isEmpty() ? null : probeVocabulary(windows);
@@ -162,11 +174,13 @@ public final class FidelityEvaluation {
         for (int d = 0; d < windows.size(); d++) {
             String what = "document " + (d + 1) + "/" + windows.size();
             progress.update(done[0], total, what);
-            DocumentRun fidelity = runDocument(windows.get(d), settings.continuationTokens(), done, total, what, progress);
+            DocumentRun fidelity =
+                    runDocument(windows.get(d), settings.continuationTokens(), done, total, what, progress);
             List<DocumentRun> probes = new ArrayList<>();
             for (int k = 0; k < settings.probeDepths().size(); k++) {
                 int[] probeWindow = probeWindow(windows.get(d), probeVocabulary, d, k);
-                probes.add(runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
+                probes.add(
+                        runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
             }
             fullNll += fidelity.full().meanNll();
             full.add(fidelity.full().fidelity(), probeOf(probes, -1), settings.contextTokens(), 0);
@@ -174,7 +188,8 @@ public final class FidelityEvaluation {
             for (EvalPolicy p : policies) {
                 for (double r : settings.ratios()) {
                     Outcome o = fidelity.outcomes().get(cell);
-                    cells.get(key(p.name(), r)).add(o.fidelity(), probeOf(probes, cell), settings.kept(r), o.scoringNanos());
+                    cells.get(key(p.name(), r))
+                            .add(o.fidelity(), probeOf(probes, cell), settings.kept(r), o.scoringNanos());
                     cell++;
                 }
             }
@@ -191,12 +206,14 @@ public final class FidelityEvaluation {
     }
 
     /** One teacher-forced run scored against the reference and against the true tokens. */
-    private record Outcome(DocumentFidelity fidelity, boolean[] top1Hits, double[] targetLogProbs, double meanNll,
-                           long scoringNanos) {
-    }
+    private record Outcome(
+            DocumentFidelity fidelity,
+            boolean[] top1Hits,
+            double[] targetLogProbs,
+            double meanNll,
+            long scoringNanos) {}
 
-    private record DocumentRun(Outcome full, List<Outcome> outcomes) {
-    }
+    private record DocumentRun(Outcome full, List<Outcome> outcomes) {}
 
     /**
      * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
@@ -209,7 +226,8 @@ public final class FidelityEvaluation {
         for (StatisticsSpec spec : groups) {
             observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
         }
-        List<EvictionObserver> active = observers.stream().filter(o -> o != null).toList();
+        List<EvictionObserver> active =
+                observers.stream().filter(o -> o != null).toList();
         base.setObserver(active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
         model.forward(base, window, 0, n, false);
         base.setObserver(null);
@@ -232,8 +250,12 @@ public final class FidelityEvaluation {
             EvictionObserver observer = observers.get(groupOf[i]);
             for (double r : settings.ratios()) {
                 InferenceState s = base.copy();
-                CompressionResult result = KvCompressor.compress(model, s, observer == null ? null : observer.copy(),
-                        policy.forDocument(mass, settings.protection()), Budget.ratio(r));
+                CompressionResult result = KvCompressor.compress(
+                        model,
+                        s,
+                        observer == null ? null : observer.copy(),
+                        policy.forDocument(mass, settings.protection()),
+                        Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
                 float[] q = model.forward(s, window, n, forced, true);
                 outcomes.add(compare(p, q, window, n, forced, result.scoringNanos()));
@@ -283,7 +305,8 @@ public final class FidelityEvaluation {
             Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
             boolean[] hits = o.top1Hits();
             double[] lp = o.targetLogProbs();
-            perDepth.add(ProbeScore.of(Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
+            perDepth.add(ProbeScore.of(
+                    Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
         }
         return ProbeScore.mean(perDepth);
     }

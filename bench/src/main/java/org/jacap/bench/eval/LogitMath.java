@@ -2,8 +2,7 @@ package org.jacap.bench.eval;
 
 /** Log-softmax, KL divergence and argmax over logits, in double (the metrics never round to float). */
 public final class LogitMath {
-    private LogitMath() {
-    }
+    private LogitMath() {}
 
     /** {@code out[i] = logits[off+i] - logsumexp(logits[off..off+n))}. */
     public static void logSoftmax(float[] logits, int off, int n, double[] out) {

@@ -4,8 +4,7 @@ import java.util.Arrays;
 
 /** Quantiles by linear interpolation between order statistics (numpy's default, "type 7"). */
 public final class Percentile {
-    private Percentile() {
-    }
+    private Percentile() {}
 
     /** The q-quantile (0 ≤ q ≤ 1) of {@code values}; the array is not modified. */
     public static double of(double[] values, double q) {

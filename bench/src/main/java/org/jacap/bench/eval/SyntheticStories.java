@@ -11,12 +11,17 @@ import java.util.SplittableRandom;
 public final class SyntheticStories {
     private static final List<String> GIRLS = List.of("Lily", "Sue", "Mia", "Anna", "Lucy", "Amy", "Sara", "Emma");
     private static final List<String> BOYS = List.of("Tom", "Ben", "Max", "Tim", "Sam", "Jack", "Leo", "Bob");
-    private static final List<String> ADJECTIVES = List.of("big", "little", "happy", "red", "shiny", "soft", "old", "funny", "small", "blue");
-    private static final List<String> TOYS = List.of("ball", "toy car", "doll", "kite", "teddy bear", "box", "boat", "book", "hat", "drum");
+    private static final List<String> ADJECTIVES =
+            List.of("big", "little", "happy", "red", "shiny", "soft", "old", "funny", "small", "blue");
+    private static final List<String> TOYS =
+            List.of("ball", "toy car", "doll", "kite", "teddy bear", "box", "boat", "book", "hat", "drum");
     private static final List<String> ANIMALS = List.of("dog", "cat", "bird", "frog", "bunny", "duck", "fish", "bear");
-    private static final List<String> PLACES = List.of("park", "garden", "house", "forest", "beach", "school", "lake", "farm");
-    private static final List<String> FEELINGS = List.of("happy", "sad", "scared", "excited", "proud", "tired", "angry", "surprised");
-    private static final List<String> ACTIONS = List.of("run", "jump", "play", "sing", "dance", "swim", "climb", "hide");
+    private static final List<String> PLACES =
+            List.of("park", "garden", "house", "forest", "beach", "school", "lake", "farm");
+    private static final List<String> FEELINGS =
+            List.of("happy", "sad", "scared", "excited", "proud", "tired", "angry", "surprised");
+    private static final List<String> ACTIONS =
+            List.of("run", "jump", "play", "sing", "dance", "swim", "climb", "hide");
     private static final List<String> FOODS = List.of("cake", "apple", "cookie", "soup", "banana", "pie");
 
     private final long seed;
@@ -36,7 +41,10 @@ public final class SyntheticStories {
         String animal = pick(r, ANIMALS);
         String place = pick(r, PLACES);
         StringBuilder sb = new StringBuilder();
-        sentence(sb, "Once upon a time, there was a " + pick(r, ADJECTIVES) + " " + (girl ? "girl" : "boy") + " named " + hero + ".");
+        sentence(
+                sb,
+                "Once upon a time, there was a " + pick(r, ADJECTIVES) + " " + (girl ? "girl" : "boy") + " named "
+                        + hero + ".");
         sentence(sb, cap(he) + " had a " + pick(r, ADJECTIVES) + " " + toy + ".");
         sentence(sb, hero + " liked to " + pick(r, ACTIONS) + " with " + his + " " + toy + " every day.");
         int middle = 4 + r.nextInt(6);

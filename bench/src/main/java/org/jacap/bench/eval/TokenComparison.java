@@ -7,8 +7,7 @@ package org.jacap.bench.eval;
 public final class TokenComparison {
 
     /** One position: KL(p‖q) in nats, whether both argmaxes agree, and −log p, −log q of the true token. */
-    public record Score(double kl, boolean sameTop1, double nllFull, double nllCompressed) {
-    }
+    public record Score(double kl, boolean sameTop1, double nllFull, double nllCompressed) {}
 
     private final int vocab;
     private final double[] logP;

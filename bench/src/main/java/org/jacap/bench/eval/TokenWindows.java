@@ -11,16 +11,15 @@ import java.util.function.Function;
  * tokens, each starting with BOS (prepended when the cut falls inside a document).
  */
 public final class TokenWindows {
-    private TokenWindows() {
-    }
+    private TokenWindows() {}
 
     /**
      * @param encode text to token ids, without BOS
      * @param bos    the BOS id, or −1 when the model has none
      * @return up to {@code count} windows (fewer when the documents run out)
      */
-    public static List<int[]> cut(Iterator<String> documents, Function<String, int[]> encode, int bos, int length,
-                                  int count) {
+    public static List<int[]> cut(
+            Iterator<String> documents, Function<String, int[]> encode, int bos, int length, int count) {
         if (length < 2) {
             throw new IllegalArgumentException("window length must be at least 2");
         }

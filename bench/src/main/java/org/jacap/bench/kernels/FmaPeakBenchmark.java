@@ -30,11 +30,14 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 3, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
 public class FmaPeakBenchmark {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     /** FMA steps per chain and call: long enough that the pool's hand-off does not count. */
     private static final int STEPS = 1 << 20;
+
     private static final int CHAINS = 12;
 
     @Param({"1", "2"})
@@ -75,7 +78,17 @@ public class FmaPeakBenchmark {
             a10 = a10.fma(m, c);
             a11 = a11.fma(m, c);
         }
-        return a0.add(a1).add(a2).add(a3).add(a4).add(a5).add(a6).add(a7).add(a8).add(a9).add(a10).add(a11)
+        return a0.add(a1)
+                .add(a2)
+                .add(a3)
+                .add(a4)
+                .add(a5)
+                .add(a6)
+                .add(a7)
+                .add(a8)
+                .add(a9)
+                .add(a10)
+                .add(a11)
                 .reduceLanes(VectorOperators.ADD);
     }
 

@@ -37,12 +37,12 @@ final class RandomWeights {
         byte[] bytes = new byte[(int) Math.min(seg.byteSize(), 1 << 20)];
         for (long off = 0; off < seg.byteSize(); off += bytes.length) {
             rnd.nextBytes(bytes);
-            MemorySegment.copy(bytes, 0, seg, java.lang.foreign.ValueLayout.JAVA_BYTE, off,
-                    (int) Math.min(bytes.length, seg.byteSize() - off));
+            MemorySegment.copy(bytes, 0, seg, java.lang.foreign.ValueLayout.JAVA_BYTE, off, (int)
+                    Math.min(bytes.length, seg.byteSize() - off));
         }
         int[] scaleOffsets = switch (type) {
             case Q2_K -> new int[] {80, 82}; // d, dmin
-            case Q3_K -> new int[] {108};    // d
+            case Q3_K -> new int[] {108}; // d
             default -> throw new IllegalArgumentException("no random layout for " + type);
         };
         short scale = Float.floatToFloat16(0.001f);

@@ -72,8 +72,11 @@ public final class ProgressBar implements Progress {
     String line(long done, long total, String what, long elapsedNanos) {
         double fraction = total > 0 ? Math.min(1, (double) done / total) : 0;
         int filled = (int) Math.round(fraction * WIDTH);
-        StringBuilder sb = new StringBuilder(title).append(" [")
-                .append("#".repeat(filled)).append(".".repeat(WIDTH - filled)).append("] ")
+        StringBuilder sb = new StringBuilder(title)
+                .append(" [")
+                .append("#".repeat(filled))
+                .append(".".repeat(WIDTH - filled))
+                .append("] ")
                 .append(String.format(java.util.Locale.ROOT, "%3d%%", (int) Math.floor(fraction * 100)));
         sb.append("  ").append(count(done, total)).append('/').append(count(total, total));
         if (done > 0 && done < total) {

@@ -4,8 +4,7 @@ import java.util.List;
 
 /** RFC 4180 CSV lines: fields with a comma, quote or line break are quoted, quotes doubled. */
 public final class Csv {
-    private Csv() {
-    }
+    private Csv() {}
 
     public static String line(List<String> fields) {
         StringBuilder sb = new StringBuilder();

@@ -11,6 +11,7 @@ public final class JsonWriter {
     private final StringBuilder out = new StringBuilder();
     /** Per open container: true once it holds an element (a comma is due before the next). */
     private final Deque<boolean[]> open = new ArrayDeque<>();
+
     private boolean afterName;
 
     public JsonWriter beginObject() {

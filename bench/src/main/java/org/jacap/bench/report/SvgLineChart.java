@@ -13,7 +13,9 @@ public final class SvgLineChart {
     /** One line: y over x, with optional interval bounds (null when absent). */
     public record Series(String name, double[] x, double[] y, double[] low, double[] high) {
         public Series {
-            if (x.length != y.length || (low != null && low.length != x.length) || (high != null && high.length != x.length)) {
+            if (x.length != y.length
+                    || (low != null && low.length != x.length)
+                    || (high != null && high.length != x.length)) {
                 throw new IllegalArgumentException("series '" + name + "' has arrays of different lengths");
             }
         }
@@ -25,8 +27,8 @@ public final class SvgLineChart {
 
     // Okabe–Ito colours (distinguishable with colour-vision deficiencies), then a few more.
     private static final String[] COLORS = {
-        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
-        "#8C564B", "#7F7F7F", "#BCBD22", "#17BECF"
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442", "#8C564B", "#7F7F7F",
+        "#BCBD22", "#17BECF"
     };
     private static final String[] DASHES = {"", "6,3", "2,3", "8,3,2,3"};
     private static final int WIDTH = 760;
@@ -79,18 +81,28 @@ public final class SvgLineChart {
         double pad = (xMax - xMin) * 0.04;
         double[] xTicks = ticks(xMin - pad, xMax + pad);
         double[] yTicks = ticks(yMin, yMax);
-        Axis xAxis = new Axis(Math.min(xMin, xTicks[0]), Math.max(xMax, xTicks[xTicks.length - 1]), LEFT, WIDTH - RIGHT);
+        Axis xAxis =
+                new Axis(Math.min(xMin, xTicks[0]), Math.max(xMax, xTicks[xTicks.length - 1]), LEFT, WIDTH - RIGHT);
         Axis yAxis = new Axis(yTicks[0], yTicks[yTicks.length - 1], HEIGHT - BOTTOM, TOP);
 
         StringBuilder sb = new StringBuilder();
         sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(WIDTH).append("\" height=\"").append(HEIGHT)
-                .append("\" viewBox=\"0 0 ").append(WIDTH).append(' ').append(HEIGHT)
+        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+                .append(WIDTH)
+                .append("\" height=\"")
+                .append(HEIGHT)
+                .append("\" viewBox=\"0 0 ")
+                .append(WIDTH)
+                .append(' ')
+                .append(HEIGHT)
                 .append("\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n");
         sb.append("  <title>").append(escape(title)).append("</title>\n");
         sb.append("  <rect width=\"100%\" height=\"100%\" fill=\"#FFFFFF\"/>\n");
-        sb.append("  <text x=\"").append(WIDTH / 2).append("\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">")
-                .append(escape(title)).append("</text>\n");
+        sb.append("  <text x=\"")
+                .append(WIDTH / 2)
+                .append("\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">")
+                .append(escape(title))
+                .append("</text>\n");
         axes(sb, xAxis, yAxis, xTicks, yTicks);
         for (int k = 0; k < series.size(); k++) {
             seriesGroup(sb, series.get(k), k, xAxis, yAxis);
@@ -109,61 +121,136 @@ public final class SvgLineChart {
 
     private void axes(StringBuilder sb, Axis x, Axis y, double[] xTicks, double[] yTicks) {
         sb.append("  <g class=\"axes\" stroke=\"#000000\" stroke-width=\"1\">\n");
-        sb.append("    <line x1=\"").append(LEFT).append("\" y1=\"").append(HEIGHT - BOTTOM).append("\" x2=\"").append(WIDTH - RIGHT)
-                .append("\" y2=\"").append(HEIGHT - BOTTOM).append("\"/>\n");
-        sb.append("    <line x1=\"").append(LEFT).append("\" y1=\"").append(TOP).append("\" x2=\"").append(LEFT)
-                .append("\" y2=\"").append(HEIGHT - BOTTOM).append("\"/>\n");
+        sb.append("    <line x1=\"")
+                .append(LEFT)
+                .append("\" y1=\"")
+                .append(HEIGHT - BOTTOM)
+                .append("\" x2=\"")
+                .append(WIDTH - RIGHT)
+                .append("\" y2=\"")
+                .append(HEIGHT - BOTTOM)
+                .append("\"/>\n");
+        sb.append("    <line x1=\"")
+                .append(LEFT)
+                .append("\" y1=\"")
+                .append(TOP)
+                .append("\" x2=\"")
+                .append(LEFT)
+                .append("\" y2=\"")
+                .append(HEIGHT - BOTTOM)
+                .append("\"/>\n");
         sb.append("  </g>\n");
         sb.append("  <g class=\"x-ticks\" text-anchor=\"middle\">\n");
         for (double t : xTicks) {
             String px = num(x.px(t));
-            sb.append("    <line x1=\"").append(px).append("\" y1=\"").append(HEIGHT - BOTTOM).append("\" x2=\"").append(px)
-                    .append("\" y2=\"").append(HEIGHT - BOTTOM + 5).append("\" stroke=\"#000000\"/>\n");
-            sb.append("    <text x=\"").append(px).append("\" y=\"").append(HEIGHT - BOTTOM + 19).append("\">")
-                    .append(label(t, xTicks)).append("</text>\n");
+            sb.append("    <line x1=\"")
+                    .append(px)
+                    .append("\" y1=\"")
+                    .append(HEIGHT - BOTTOM)
+                    .append("\" x2=\"")
+                    .append(px)
+                    .append("\" y2=\"")
+                    .append(HEIGHT - BOTTOM + 5)
+                    .append("\" stroke=\"#000000\"/>\n");
+            sb.append("    <text x=\"")
+                    .append(px)
+                    .append("\" y=\"")
+                    .append(HEIGHT - BOTTOM + 19)
+                    .append("\">")
+                    .append(label(t, xTicks))
+                    .append("</text>\n");
         }
         sb.append("  </g>\n");
         sb.append("  <g class=\"y-ticks\" text-anchor=\"end\">\n");
         for (double t : yTicks) {
             String py = num(y.px(t));
-            sb.append("    <line x1=\"").append(LEFT).append("\" y1=\"").append(py).append("\" x2=\"").append(WIDTH - RIGHT)
-                    .append("\" y2=\"").append(py).append("\" stroke=\"#E0E0E0\"/>\n");
-            sb.append("    <text x=\"").append(LEFT - 8).append("\" y=\"").append(num(y.px(t) + 4)).append("\">")
-                    .append(label(t, yTicks)).append("</text>\n");
+            sb.append("    <line x1=\"")
+                    .append(LEFT)
+                    .append("\" y1=\"")
+                    .append(py)
+                    .append("\" x2=\"")
+                    .append(WIDTH - RIGHT)
+                    .append("\" y2=\"")
+                    .append(py)
+                    .append("\" stroke=\"#E0E0E0\"/>\n");
+            sb.append("    <text x=\"")
+                    .append(LEFT - 8)
+                    .append("\" y=\"")
+                    .append(num(y.px(t) + 4))
+                    .append("\">")
+                    .append(label(t, yTicks))
+                    .append("</text>\n");
         }
         sb.append("  </g>\n");
-        sb.append("  <text class=\"x-label\" x=\"").append((LEFT + WIDTH - RIGHT) / 2).append("\" y=\"").append(HEIGHT - 18)
-                .append("\" text-anchor=\"middle\">").append(escape(xLabel)).append("</text>\n");
+        sb.append("  <text class=\"x-label\" x=\"")
+                .append((LEFT + WIDTH - RIGHT) / 2)
+                .append("\" y=\"")
+                .append(HEIGHT - 18)
+                .append("\" text-anchor=\"middle\">")
+                .append(escape(xLabel))
+                .append("</text>\n");
         int cy = (TOP + HEIGHT - BOTTOM) / 2;
-        sb.append("  <text class=\"y-label\" x=\"20\" y=\"").append(cy).append("\" text-anchor=\"middle\" transform=\"rotate(-90 20 ")
-                .append(cy).append(")\">").append(escape(yLabel)).append("</text>\n");
+        sb.append("  <text class=\"y-label\" x=\"20\" y=\"")
+                .append(cy)
+                .append("\" text-anchor=\"middle\" transform=\"rotate(-90 20 ")
+                .append(cy)
+                .append(")\">")
+                .append(escape(yLabel))
+                .append("</text>\n");
     }
 
     private void seriesGroup(StringBuilder sb, Series s, int k, Axis x, Axis y) {
         String color = COLORS[k % COLORS.length];
         String dash = DASHES[(k / COLORS.length) % DASHES.length];
-        sb.append("  <g class=\"series\" data-name=\"").append(escape(s.name())).append("\" stroke=\"").append(color)
-                .append("\" fill=\"").append(color).append("\">\n");
+        sb.append("  <g class=\"series\" data-name=\"")
+                .append(escape(s.name()))
+                .append("\" stroke=\"")
+                .append(color)
+                .append("\" fill=\"")
+                .append(color)
+                .append("\">\n");
         StringBuilder points = new StringBuilder();
         for (int i = 0; i < s.x().length; i++) {
             if (Double.isFinite(s.y()[i])) {
-                points.append(points.isEmpty() ? "" : " ").append(num(x.px(s.x()[i]))).append(',').append(num(y.px(s.y()[i])));
+                points.append(points.isEmpty() ? "" : " ")
+                        .append(num(x.px(s.x()[i])))
+                        .append(',')
+                        .append(num(y.px(s.y()[i])));
             }
         }
-        sb.append("    <polyline fill=\"none\" stroke-width=\"2\"").append(dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"")
-                .append(" points=\"").append(points).append("\"/>\n");
+        sb.append("    <polyline fill=\"none\" stroke-width=\"2\"")
+                .append(dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"")
+                .append(" points=\"")
+                .append(points)
+                .append("\"/>\n");
         for (int i = 0; i < s.x().length; i++) {
             if (!Double.isFinite(s.y()[i])) {
                 continue;
             }
             String px = num(x.px(s.x()[i]));
             if (s.low() != null && s.high() != null) {
-                sb.append("    <line class=\"error-bar\" x1=\"").append(px).append("\" y1=\"").append(num(y.px(s.low()[i])))
-                        .append("\" x2=\"").append(px).append("\" y2=\"").append(num(y.px(s.high()[i]))).append("\" stroke-width=\"1\"/>\n");
+                sb.append("    <line class=\"error-bar\" x1=\"")
+                        .append(px)
+                        .append("\" y1=\"")
+                        .append(num(y.px(s.low()[i])))
+                        .append("\" x2=\"")
+                        .append(px)
+                        .append("\" y2=\"")
+                        .append(num(y.px(s.high()[i])))
+                        .append("\" stroke-width=\"1\"/>\n");
             }
-            sb.append("    <circle cx=\"").append(px).append("\" cy=\"").append(num(y.px(s.y()[i]))).append("\" r=\"3.5\">")
-                    .append("<title>").append(escape(s.name())).append(": ").append(Units.fixed(s.x()[i], 3)).append(" → ")
-                    .append(Units.fixed(s.y()[i], 5)).append("</title></circle>\n");
+            sb.append("    <circle cx=\"")
+                    .append(px)
+                    .append("\" cy=\"")
+                    .append(num(y.px(s.y()[i])))
+                    .append("\" r=\"3.5\">")
+                    .append("<title>")
+                    .append(escape(s.name()))
+                    .append(": ")
+                    .append(Units.fixed(s.x()[i], 3))
+                    .append(" → ")
+                    .append(Units.fixed(s.y()[i], 5))
+                    .append("</title></circle>\n");
         }
         sb.append("  </g>\n");
     }
@@ -175,11 +262,32 @@ public final class SvgLineChart {
             String color = COLORS[k % COLORS.length];
             String dash = DASHES[(k / COLORS.length) % DASHES.length];
             int y0 = TOP + 8 + k * 20;
-            sb.append("    <line x1=\"").append(x0).append("\" y1=\"").append(y0).append("\" x2=\"").append(x0 + 24).append("\" y2=\"")
-                    .append(y0).append("\" stroke=\"").append(color).append("\" stroke-width=\"2\"")
-                    .append(dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"").append("/>\n");
-            sb.append("    <circle cx=\"").append(x0 + 12).append("\" cy=\"").append(y0).append("\" r=\"3.5\" fill=\"").append(color).append("\"/>\n");
-            sb.append("    <text x=\"").append(x0 + 32).append("\" y=\"").append(y0 + 4).append("\">").append(escape(series.get(k).name()))
+            sb.append("    <line x1=\"")
+                    .append(x0)
+                    .append("\" y1=\"")
+                    .append(y0)
+                    .append("\" x2=\"")
+                    .append(x0 + 24)
+                    .append("\" y2=\"")
+                    .append(y0)
+                    .append("\" stroke=\"")
+                    .append(color)
+                    .append("\" stroke-width=\"2\"")
+                    .append(dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"")
+                    .append("/>\n");
+            sb.append("    <circle cx=\"")
+                    .append(x0 + 12)
+                    .append("\" cy=\"")
+                    .append(y0)
+                    .append("\" r=\"3.5\" fill=\"")
+                    .append(color)
+                    .append("\"/>\n");
+            sb.append("    <text x=\"")
+                    .append(x0 + 32)
+                    .append("\" y=\"")
+                    .append(y0 + 4)
+                    .append("\">")
+                    .append(escape(series.get(k).name()))
                     .append("</text>\n");
         }
         sb.append("  </g>\n");

@@ -29,7 +29,8 @@ public final class TextTable {
 
     public TextTable row(List<String> cells) {
         if (cells.size() != columns.size()) {
-            throw new IllegalArgumentException("row has " + cells.size() + " cells, table has " + columns.size() + " columns");
+            throw new IllegalArgumentException(
+                    "row has " + cells.size() + " cells, table has " + columns.size() + " columns");
         }
         rows.add(List.copyOf(cells));
         return this;
@@ -43,16 +44,24 @@ public final class TextTable {
         int n = columns.size();
         int[] widths = new int[n];
         for (int c = 0; c < n; c++) {
-            widths[c] = Math.max(columns.get(c).width(), columns.get(c).header().codePointCount(0, columns.get(c).header().length()));
+            widths[c] = Math.max(
+                    columns.get(c).width(),
+                    columns.get(c)
+                            .header()
+                            .codePointCount(0, columns.get(c).header().length()));
             for (List<String> r : rows) {
-                widths[c] = Math.max(widths[c], r.get(c).codePointCount(0, r.get(c).length()));
+                widths[c] =
+                        Math.max(widths[c], r.get(c).codePointCount(0, r.get(c).length()));
             }
         }
         StringBuilder sb = new StringBuilder();
         line(sb, columns.stream().map(Column::header).toList(), widths);
         sb.append('|');
         for (int c = 0; c < n; c++) {
-            sb.append(' ').append("-".repeat(widths[c] - 1)).append(columns.get(c).rightAligned() ? ':' : '-').append(" |");
+            sb.append(' ')
+                    .append("-".repeat(widths[c] - 1))
+                    .append(columns.get(c).rightAligned() ? ':' : '-')
+                    .append(" |");
         }
         sb.append('\n');
         for (List<String> r : rows) {
@@ -67,7 +76,9 @@ public final class TextTable {
             String cell = cells.get(c);
             // Pad by code points so "±" counts as one column, not two bytes.
             String pad = " ".repeat(widths[c] - cell.codePointCount(0, cell.length()));
-            sb.append(' ').append(columns.get(c).rightAligned() ? pad + cell : cell + pad).append(" |");
+            sb.append(' ')
+                    .append(columns.get(c).rightAligned() ? pad + cell : cell + pad)
+                    .append(" |");
         }
         sb.append('\n');
     }

@@ -7,8 +7,7 @@ public final class Units {
     private static final double MIB = 1024.0 * 1024.0;
     private static final double GIB = MIB * 1024.0;
 
-    private Units() {
-    }
+    private Units() {}
 
     public static String fixed(double value, int decimals) {
         return String.format(Locale.ROOT, "%." + decimals + "f", value);

@@ -30,8 +30,7 @@ public final class SyntheticModel {
     /** Values per generated chunk: small enough to keep the pipeline full, large enough to amortise a task. */
     private static final int CHUNK_VALUES = 1 << 18;
 
-    private SyntheticModel() {
-    }
+    private SyntheticModel() {}
 
     /**
      * The cached file for {@code plan} in {@code cacheDir}, written first when absent (or when its

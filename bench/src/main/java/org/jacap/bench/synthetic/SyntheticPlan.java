@@ -13,11 +13,16 @@ import org.jacap.gguf.GgufValueType;
  * Everything a synthetic Llama GGUF holds except the weight values: metadata (hyperparameters and
  * tokenizer) and the tensor list in llama.cpp's order. Tied embeddings: no output.weight.
  */
-public record SyntheticPlan(SyntheticShape shape, SyntheticType type, long seed, Map<String, GgufValue> metadata,
-                            List<TensorPlan> tensors) {
+public record SyntheticPlan(
+        SyntheticShape shape,
+        SyntheticType type,
+        long seed,
+        Map<String, GgufValue> metadata,
+        List<TensorPlan> tensors) {
 
     /** Weight scale: N(0, 0.02²), as Llama initialisation (keeps activations finite). */
     static final float WEIGHT_STD = 0.02f;
+
     static final float NORM_EPS = 1e-5f;
 
     public SyntheticPlan {
@@ -96,7 +101,10 @@ public record SyntheticPlan(SyntheticShape shape, SyntheticType type, long seed,
         List<TensorPlan> list = new ArrayList<>();
         list.add(new TensorPlan("token_embd.weight", new long[] {e, s.vocabulary()}, t.outputType(), weights));
         if (s.llama3RopeFactors()) {
-            list.add(new TensorPlan("rope_freqs.weight", new long[] {s.headDim() / 2}, GgmlType.F32,
+            list.add(new TensorPlan(
+                    "rope_freqs.weight",
+                    new long[] {s.headDim() / 2},
+                    GgmlType.F32,
                     new TensorPlan.Values(llama3RopeFactors(s.headDim(), s.ropeBase()))));
         }
         int n = s.layers();
@@ -106,7 +114,8 @@ public record SyntheticPlan(SyntheticShape shape, SyntheticType type, long seed,
             list.add(new TensorPlan(b + "attn_q.weight", new long[] {e, e}, t.layerType("attn_q", l, n), weights));
             list.add(new TensorPlan(b + "attn_k.weight", new long[] {e, kv}, t.layerType("attn_k", l, n), weights));
             list.add(new TensorPlan(b + "attn_v.weight", new long[] {e, kv}, t.layerType("attn_v", l, n), weights));
-            list.add(new TensorPlan(b + "attn_output.weight", new long[] {e, e}, t.layerType("attn_output", l, n), weights));
+            list.add(new TensorPlan(
+                    b + "attn_output.weight", new long[] {e, e}, t.layerType("attn_output", l, n), weights));
             list.add(new TensorPlan(b + "ffn_norm.weight", new long[] {e}, GgmlType.F32, ones));
             list.add(new TensorPlan(b + "ffn_gate.weight", new long[] {e, ff}, t.layerType("ffn_gate", l, n), weights));
             list.add(new TensorPlan(b + "ffn_up.weight", new long[] {e, ff}, t.layerType("ffn_up", l, n), weights));

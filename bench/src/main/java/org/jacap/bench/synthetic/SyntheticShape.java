@@ -23,8 +23,18 @@ public enum SyntheticShape {
     private final float ropeBase;
     private final boolean llama3RopeFactors;
 
-    SyntheticShape(String id, String sizeLabel, int embedding, int layers, int heads, int kvHeads, int feedForward,
-                   int vocabulary, int contextLength, float ropeBase, boolean llama3RopeFactors) {
+    SyntheticShape(
+            String id,
+            String sizeLabel,
+            int embedding,
+            int layers,
+            int heads,
+            int kvHeads,
+            int feedForward,
+            int vocabulary,
+            int contextLength,
+            float ropeBase,
+            boolean llama3RopeFactors) {
         this.id = id;
         this.sizeLabel = sizeLabel;
         this.embedding = embedding;

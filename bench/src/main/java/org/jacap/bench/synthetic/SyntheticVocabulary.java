@@ -11,6 +11,7 @@ import java.util.HexFormat;
 public record SyntheticVocabulary(String[] tokens, float[] scores, int[] types) {
     /** GGUF token types (llama.cpp llama_token_type). */
     public static final int NORMAL = 1;
+
     public static final int UNKNOWN = 2;
     public static final int CONTROL = 3;
     public static final int BYTE = 6;

@@ -9,20 +9,16 @@ import org.jacap.gguf.GgmlType;
 public record TensorPlan(String name, long[] dims, GgmlType type, Fill fill) {
 
     /** How values are generated. */
-    public sealed interface Fill {
-    }
+    public sealed interface Fill {}
 
     /** Independent N(0, std²) values (approximately normal). */
-    public record Normal(float std) implements Fill {
-    }
+    public record Normal(float std) implements Fill {}
 
     /** Every value equal (RMSNorm weights of 1 keep activations in range). */
-    public record Constant(float value) implements Fill {
-    }
+    public record Constant(float value) implements Fill {}
 
     /** Explicit values (RoPE frequency factors). */
-    public record Values(float[] values) implements Fill {
-    }
+    public record Values(float[] values) implements Fill {}
 
     public TensorPlan {
         dims = dims.clone();

@@ -21,10 +21,27 @@ import org.jacap.bench.report.Units;
 public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) {
 
     private static final List<String> CSV_FIELDS = List.of(
-            "model_filename", "model_type", "model_size", "model_n_params", "backend", "n_threads",
-            "n_prompt", "n_gen", "test", "avg_ns", "stddev_ns", "avg_ts", "stddev_ts",
-            "load_ms", "kv_cache_bytes", "peak_rss_bytes",
-            "kv_policy", "kv_ratio", "kv_kept", "scoring_avg_ms", "scoring_stddev_ms");
+            "model_filename",
+            "model_type",
+            "model_size",
+            "model_n_params",
+            "backend",
+            "n_threads",
+            "n_prompt",
+            "n_gen",
+            "test",
+            "avg_ns",
+            "stddev_ns",
+            "avg_ts",
+            "stddev_ts",
+            "load_ms",
+            "kv_cache_bytes",
+            "peak_rss_bytes",
+            "kv_policy",
+            "kv_ratio",
+            "kv_kept",
+            "scoring_avg_ms",
+            "scoring_stddev_ms");
 
     public BenchReport {
         results = List.copyOf(results);
@@ -40,13 +57,23 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
 
     public String markdown() {
         TextTable table = new TextTable(List.of(
-                Column.left("model", 30), Column.right("size", 10), Column.right("params", 10),
-                Column.left("backend", 10), Column.right("threads", 7), Column.right("test", 15),
+                Column.left("model", 30),
+                Column.right("size", 10),
+                Column.right("params", 10),
+                Column.left("backend", 10),
+                Column.right("threads", 7),
+                Column.right("test", 15),
                 Column.right("t/s", 20)));
         for (BenchResult r : results) {
             if (r.eviction() == null) {
-                table.row(r.model().type(), Units.bytes(r.model().sizeBytes()), Units.params(r.model().params()),
-                        r.backend(), Integer.toString(r.threads()), r.test().name(), r.throughput().format(2));
+                table.row(
+                        r.model().type(),
+                        Units.bytes(r.model().sizeBytes()),
+                        Units.params(r.model().params()),
+                        r.backend(),
+                        Integer.toString(r.threads()),
+                        r.test().name(),
+                        r.throughput().format(2));
             }
         }
         return table.render() + "\n" + factsLine() + "\n" + evictionTable();
@@ -55,15 +82,26 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
     /** Prefill with each policy's statistics gathered, then the compression's wall time; empty without --kv-policy. */
     String evictionTable() {
         TextTable table = new TextTable(List.of(
-                Column.left("kv policy", 12), Column.right("threads", 7), Column.right("test", 8), Column.right("ratio", 5),
-                Column.right("kept", 5), Column.right("prefill t/s with stats", 22), Column.right("scoring ms", 16)));
+                Column.left("kv policy", 12),
+                Column.right("threads", 7),
+                Column.right("test", 8),
+                Column.right("ratio", 5),
+                Column.right("kept", 5),
+                Column.right("prefill t/s with stats", 22),
+                Column.right("scoring ms", 16)));
         boolean any = false;
         for (BenchResult r : results) {
             EvictionTiming e = r.eviction();
             if (e != null) {
                 any = true;
-                table.row(e.policy(), Integer.toString(r.threads()), r.test().name(), Units.fixed(e.ratio(), 3),
-                        Integer.toString(e.keptPerHead()), r.throughput().format(2), e.scoringMillis().format(2));
+                table.row(
+                        e.policy(),
+                        Integer.toString(r.threads()),
+                        r.test().name(),
+                        Units.fixed(e.ratio(), 3),
+                        Integer.toString(e.keptPerHead()),
+                        r.throughput().format(2),
+                        e.scoringMillis().format(2));
             }
         }
         return any ? "\n" + table.render() : "";
@@ -81,8 +119,8 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
             }
         }
         List<String> loads = new ArrayList<>();
-        loadByThreads.forEach((t, ns) -> loads.add(Units.fixed(ns / 1e9, 2) + " s"
-                + (loadByThreads.size() > 1 ? " (" + t + "t)" : "")));
+        loadByThreads.forEach((t, ns) ->
+                loads.add(Units.fixed(ns / 1e9, 2) + " s" + (loadByThreads.size() > 1 ? " (" + t + "t)" : "")));
         parts.add("load " + String.join(", ", loads));
         peakRssBytes.ifPresent(b -> parts.add("peak RSS " + Units.bytes(b)));
         List<String> kv = new ArrayList<>();
@@ -97,18 +135,31 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
             SampleStats ns = r.nanos();
             SampleStats ts = r.throughput();
             sb.append(Csv.line(List.of(
-                    r.model().fileName(), r.model().type(), Long.toString(r.model().sizeBytes()),
-                    Long.toString(r.model().params()), r.backend(), Integer.toString(r.threads()),
-                    Integer.toString(r.test().promptTokens()), Integer.toString(r.test().genTokens()), r.test().name(),
-                    Long.toString(Math.round(ns.mean())), Long.toString(Math.round(ns.stddev())),
-                    Units.fixed(ts.mean(), 6), Units.fixed(ts.stddev(), 6),
-                    Units.fixed(r.loadNanos() / 1e6, 3), Long.toString(r.kvCacheBytes()),
+                    r.model().fileName(),
+                    r.model().type(),
+                    Long.toString(r.model().sizeBytes()),
+                    Long.toString(r.model().params()),
+                    r.backend(),
+                    Integer.toString(r.threads()),
+                    Integer.toString(r.test().promptTokens()),
+                    Integer.toString(r.test().genTokens()),
+                    r.test().name(),
+                    Long.toString(Math.round(ns.mean())),
+                    Long.toString(Math.round(ns.stddev())),
+                    Units.fixed(ts.mean(), 6),
+                    Units.fixed(ts.stddev(), 6),
+                    Units.fixed(r.loadNanos() / 1e6, 3),
+                    Long.toString(r.kvCacheBytes()),
                     peakRssBytes.isPresent() ? Long.toString(peakRssBytes.getAsLong()) : "",
                     r.eviction() == null ? "" : r.eviction().policy(),
                     r.eviction() == null ? "" : Double.toString(r.eviction().ratio()),
                     r.eviction() == null ? "" : Integer.toString(r.eviction().keptPerHead()),
-                    r.eviction() == null ? "" : Units.fixed(r.eviction().scoringMillis().mean(), 6),
-                    r.eviction() == null ? "" : Units.fixed(r.eviction().scoringMillis().stddev(), 6))));
+                    r.eviction() == null
+                            ? ""
+                            : Units.fixed(r.eviction().scoringMillis().mean(), 6),
+                    r.eviction() == null
+                            ? ""
+                            : Units.fixed(r.eviction().scoringMillis().stddev(), 6))));
         }
         return sb.toString();
     }
@@ -146,7 +197,9 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                         .field("scoring_stddev_ms", e.scoringMillis().stddev())
                         .array("scoring_ns", e.scoringNs());
             }
-            w.array("samples_ns", r.samplesNs()).array("samples_ts", r.tokensPerSecond()).endObject();
+            w.array("samples_ns", r.samplesNs())
+                    .array("samples_ts", r.tokensPerSecond())
+                    .endObject();
         }
         return w.endArray() + "\n";
     }

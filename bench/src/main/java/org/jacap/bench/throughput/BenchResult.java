@@ -12,11 +12,24 @@ import org.jacap.bench.report.SampleStats;
  *                      the timed prefill, then one compression): the policy and its scoring times;
  *                      null for a plain test
  */
-public record BenchResult(ModelSummary model, String backend, int threads, BenchTest test, long[] samplesNs,
-                          long loadNanos, long kvCacheBytes, EvictionTiming eviction) {
+public record BenchResult(
+        ModelSummary model,
+        String backend,
+        int threads,
+        BenchTest test,
+        long[] samplesNs,
+        long loadNanos,
+        long kvCacheBytes,
+        EvictionTiming eviction) {
 
-    public BenchResult(ModelSummary model, String backend, int threads, BenchTest test, long[] samplesNs,
-                       long loadNanos, long kvCacheBytes) {
+    public BenchResult(
+            ModelSummary model,
+            String backend,
+            int threads,
+            BenchTest test,
+            long[] samplesNs,
+            long loadNanos,
+            long kvCacheBytes) {
         this(model, backend, threads, test, samplesNs, loadNanos, kvCacheBytes, null);
     }
 

@@ -4,8 +4,7 @@ import org.jacap.gguf.GgufFileType;
 
 /** llama-bench's spelling of a {@code general.file_type}: "all F32", "Q4_0", "Q4_K - Medium". */
 final class FileTypeNames {
-    private FileTypeNames() {
-    }
+    private FileTypeNames() {}
 
     static String name(long fileType) {
         GgufFileType t = GgufFileType.fromId(fileType);

@@ -31,7 +31,8 @@ public record ModelSummary(String type, String fileName, long sizeBytes, long pa
         String ftype = md.contains("general.file_type")
                 ? FileTypeNames.name(md.getLong("general.file_type"))
                 : dominant(elementsByType);
-        return new ModelSummary(arch + " " + size + " " + ftype, path.getFileName().toString(), bytes, params);
+        return new ModelSummary(
+                arch + " " + size + " " + ftype, path.getFileName().toString(), bytes, params);
     }
 
     private static String dominant(Map<GgmlType, Long> elementsByType) {

@@ -8,8 +8,7 @@ import java.util.OptionalLong;
 
 /** Peak resident set size of this process, from Linux's /proc/self/status (VmHWM). */
 public final class ProcessMemory {
-    private ProcessMemory() {
-    }
+    private ProcessMemory() {}
 
     /** Empty where /proc is absent (macOS, Windows) or unreadable. */
     public static OptionalLong peakRssBytes() {

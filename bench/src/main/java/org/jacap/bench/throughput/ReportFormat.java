@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** Output formats of {@code jacap bench}, named as llama-bench's {@code -o}. */
 public enum ReportFormat {
-    MD, CSV, JSON;
+    MD,
+    CSV,
+    JSON;
 
     public static ReportFormat parse(String name) {
         for (ReportFormat f : values()) {

@@ -34,6 +34,7 @@ public final class ThroughputBenchmark {
     public static final String BACKEND = "Java CPU";
     /** {@link Settings#warmups()} value meaning: repeat the test untimed until its timing settles. */
     public static final int AUTO_WARMUP = -1;
+
     private static final long SETTLE_MIN_NANOS = 2_000_000_000L;
     private static final long SETTLE_MAX_NANOS = 15_000_000_000L;
     private static final long LONG_REPETITION_NANOS = 5_000_000_000L;
@@ -45,8 +46,15 @@ public final class ThroughputBenchmark {
      * @param kvPolicies eviction scorer specs to time after each prompt test (may be empty)
      * @param kvRatio    compression ratio of those measurements
      */
-    public record Settings(List<BenchTest> tests, List<Integer> threads, int repetitions, int warmups,
-                           Precision precision, long seed, List<String> kvPolicies, double kvRatio) {
+    public record Settings(
+            List<BenchTest> tests,
+            List<Integer> threads,
+            int repetitions,
+            int warmups,
+            Precision precision,
+            long seed,
+            List<String> kvPolicies,
+            double kvRatio) {
         public Settings {
             tests = List.copyOf(tests);
             threads = List.copyOf(threads);
@@ -67,18 +75,23 @@ public final class ThroughputBenchmark {
                 throw new IllegalArgumentException("--kv-ratio must be in [0, 1), got " + kvRatio);
             }
             if (!kvPolicies.isEmpty() && tests.stream().noneMatch(t -> t.promptTokens() > 0)) {
-                throw new IllegalArgumentException("--kv-policy times eviction after a prefill: give -p a positive length");
+                throw new IllegalArgumentException(
+                        "--kv-policy times eviction after a prefill: give -p a positive length");
             }
         }
 
-        public Settings(List<BenchTest> tests, List<Integer> threads, int repetitions, int warmups, Precision precision,
-                        long seed) {
+        public Settings(
+                List<BenchTest> tests,
+                List<Integer> threads,
+                int repetitions,
+                int warmups,
+                Precision precision,
+                long seed) {
             this(tests, threads, repetitions, warmups, precision, seed, List.of(), 0.5);
         }
     }
 
-    private ThroughputBenchmark() {
-    }
+    private ThroughputBenchmark() {}
 
     /** Runs every test at every thread count; {@code progress} hears about each repetition. */
     public static BenchReport run(Path modelPath, Settings settings, Progress progress) throws IOException {
@@ -86,7 +99,8 @@ public final class ThroughputBenchmark {
         for (String spec : settings.kvPolicies()) {
             EvictionPolicy p = EvictionPolicies.policy(spec, "uniform");
             if (!p.evicts()) {
-                throw new IllegalArgumentException("--kv-policy '" + spec + "' evicts nothing; name an eviction policy");
+                throw new IllegalArgumentException(
+                        "--kv-policy '" + spec + "' evicts nothing; name an eviction policy");
             }
             policies.add(p);
         }
@@ -97,8 +111,10 @@ public final class ThroughputBenchmark {
         List<BenchResult> results = new ArrayList<>();
         // An automatic warm-up counts as one unit of progress, however many repetitions it takes.
         int perTest = Math.max(settings.warmups(), 1) + settings.repetitions();
-        long promptTests = settings.tests().stream().filter(t -> t.promptTokens() > 0).count();
-        long total = (long) settings.threads().size() * (settings.tests().size() + promptTests * policies.size()) * perTest;
+        long promptTests =
+                settings.tests().stream().filter(t -> t.promptTokens() > 0).count();
+        long total =
+                (long) settings.threads().size() * (settings.tests().size() + promptTests * policies.size()) * perTest;
         long[] done = {0};
         for (int threads : settings.threads()) {
             long start = System.nanoTime();
@@ -106,15 +122,25 @@ public final class ThroughputBenchmark {
                 long loadNanos = System.nanoTime() - start;
                 for (BenchTest test : settings.tests()) {
                     checkContext(model, test);
-                    results.add(measure(model, summary, threads, test, null, settings, loadNanos, done, total, progress));
+                    results.add(
+                            measure(model, summary, threads, test, null, settings, loadNanos, done, total, progress));
                 }
                 for (BenchTest test : settings.tests()) {
                     if (test.promptTokens() == 0) {
                         continue;
                     }
                     for (int i = 0; i < policies.size(); i++) {
-                        results.add(measure(model, summary, threads, BenchTest.prompt(test.promptTokens()), policies.get(i),
-                                settings, loadNanos, done, total, progress));
+                        results.add(measure(
+                                model,
+                                summary,
+                                threads,
+                                BenchTest.prompt(test.promptTokens()),
+                                policies.get(i),
+                                settings,
+                                loadNanos,
+                                done,
+                                total,
+                                progress));
                     }
                 }
             }
@@ -125,14 +151,24 @@ public final class ThroughputBenchmark {
     private static void checkContext(Model model, BenchTest test) {
         int max = model.config().contextLength();
         if (max > 0 && test.contextLength() > max) {
-            throw new IllegalArgumentException(test.name() + " needs " + test.contextLength()
-                    + " positions but the model's context is " + max);
+            throw new IllegalArgumentException(
+                    test.name() + " needs " + test.contextLength() + " positions but the model's context is " + max);
         }
     }
 
-    private static BenchResult measure(Model model, ModelSummary summary, int threads, BenchTest test, EvictionPolicy policy,
-                                       Settings settings, long loadNanos, long[] done, long total, Progress progress) {
-        String label = test.name() + (policy == null ? "" : " " + policy.scorer().spec()) + " t=" + threads;
+    private static BenchResult measure(
+            Model model,
+            ModelSummary summary,
+            int threads,
+            BenchTest test,
+            EvictionPolicy policy,
+            Settings settings,
+            long loadNanos,
+            long[] done,
+            long total,
+            Progress progress) {
+        String label =
+                test.name() + (policy == null ? "" : " " + policy.scorer().spec()) + " t=" + threads;
         SplittableRandom random = new SplittableRandom(settings.seed());
         long[] samples = new long[settings.repetitions()];
         long[] scoring = new long[settings.repetitions()];
@@ -161,8 +197,10 @@ public final class ThroughputBenchmark {
             done[0]++;
         }
         progress.update(done[0], total, label + " done");
-        EvictionTiming eviction = policy == null ? null
-                : new EvictionTiming(policy.scorer().spec(), settings.kvRatio(), budget.keptCount(test.promptTokens()), scoring);
+        EvictionTiming eviction = policy == null
+                ? null
+                : new EvictionTiming(
+                        policy.scorer().spec(), settings.kvRatio(), budget.keptCount(test.promptTokens()), scoring);
         return new BenchResult(summary, BACKEND, threads, test, samples, loadNanos, kvBytes, eviction);
     }
 
@@ -178,10 +216,13 @@ public final class ThroughputBenchmark {
     }
 
     /** One repetition in a fresh state: {test nanos, compression nanos, KV-cache bytes}. */
-    private static long[] repetition(Model model, BenchTest test, EvictionPolicy policy, Budget budget, SplittableRandom random) {
+    private static long[] repetition(
+            Model model, BenchTest test, EvictionPolicy policy, Budget budget, SplittableRandom random) {
         InferenceState state = model.newState(test.contextLength());
-        EvictionObserver observer = policy == null || policy.statistics().needs().isEmpty()
-                ? null : KvCompressor.observe(model, state, policy.statistics());
+        EvictionObserver observer =
+                policy == null || policy.statistics().needs().isEmpty()
+                        ? null
+                        : KvCompressor.observe(model, state, policy.statistics());
         long nanos = runOnce(model, state, test, random);
         long scoringNanos = 0;
         if (policy != null) {

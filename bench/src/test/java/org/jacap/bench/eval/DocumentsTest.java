@@ -56,7 +56,9 @@ class DocumentsTest {
     @Test
     void badInputsFailWithOneMessage() throws Exception {
         Path empty = Files.createDirectory(dir.resolve("empty"));
-        assertThatThrownBy(() -> Documents.read(empty)).isInstanceOf(JacapException.class).hasMessageContaining("no documents");
+        assertThatThrownBy(() -> Documents.read(empty))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("no documents");
         Path blank = Files.writeString(dir.resolve("blank.txt"), "  \n");
         assertThatThrownBy(() -> Documents.read(blank)).hasMessageContaining("no text");
         Path binary = Files.write(dir.resolve("bin.txt"), new byte[] {(byte) 0xC3, (byte) 0x28});

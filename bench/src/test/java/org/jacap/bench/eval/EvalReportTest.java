@@ -54,7 +54,8 @@ class EvalReportTest {
         assertThat(oracleHalf.p90Kl().value()).isCloseTo(0.225, within(1e-12));
         assertThat(oracleHalf.scoringMillis()).isCloseTo(2.0, within(1e-12));
         assertThat(oracleHalf.probe().exactMatch().value()).isCloseTo(2.0 / 3, within(1e-12));
-        assertThat(oracleHalf.meanKl().low()).isLessThanOrEqualTo(oracleHalf.meanKl().value());
+        assertThat(oracleHalf.meanKl().low())
+                .isLessThanOrEqualTo(oracleHalf.meanKl().value());
     }
 
     @Test
@@ -62,7 +63,11 @@ class EvalReportTest {
         String md = report().markdown();
         List<String> lines = md.lines().toList();
         assertThat(lines.get(0)).isEqualTo("stories260K · 3 documents");
-        assertThat(lines.get(2)).startsWith("| policy     | ratio | kept |").contains("KL mean [95% CI]").contains("probe EM").endsWith("score ms |");
+        assertThat(lines.get(2))
+                .startsWith("| policy     | ratio | kept |")
+                .contains("KL mean [95% CI]")
+                .contains("probe EM")
+                .endsWith("score ms |");
         assertThat(lines.get(3)).startsWith("| ---------- | ----: | ---: |");
         assertThat(lines).hasSize(2 + 2 + 5);
         assertThat(lines.get(4)).startsWith("| full       |   0.0 |   64 |    0.0000 [0.0000, 0.0000] |");
@@ -82,7 +87,8 @@ class EvalReportTest {
     @Test
     void chartHasOneSeriesPerPolicyWithoutTheReference() throws Exception {
         String svg = report().chart("KL vs ratio");
-        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        var doc = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
                 .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
         NodeList groups = doc.getElementsByTagName("g");
         List<String> series = new ArrayList<>();
@@ -98,8 +104,10 @@ class EvalReportTest {
 
     @Test
     void probeScoreIsExactOnlyWhenEveryTargetIsTop1() {
-        assertThat(ProbeScore.of(new boolean[] {true, true}, new double[] {-0.5, -1.5})).isEqualTo(new ProbeScore(1, 1, -1));
-        assertThat(ProbeScore.of(new boolean[] {true, false}, new double[] {-1, -3})).isEqualTo(new ProbeScore(0, 0.5, -2));
+        assertThat(ProbeScore.of(new boolean[] {true, true}, new double[] {-0.5, -1.5}))
+                .isEqualTo(new ProbeScore(1, 1, -1));
+        assertThat(ProbeScore.of(new boolean[] {true, false}, new double[] {-1, -3}))
+                .isEqualTo(new ProbeScore(0, 0.5, -2));
         assertThat(ProbeScore.mean(List.of(new ProbeScore(1, 1, -1), new ProbeScore(0, 0.5, -2))))
                 .isEqualTo(new ProbeScore(0.5, 0.75, -1.5));
     }

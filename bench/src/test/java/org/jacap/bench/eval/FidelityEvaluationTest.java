@@ -34,7 +34,8 @@ class FidelityEvaluationTest {
 
     private static List<int[]> windows(FidelityEvaluation.Settings s, int count) {
         Tokenizer tok = model.tokenizer();
-        return TokenWindows.cut(Documents.synthetic(3), t -> tok.encode(t, false, false), tok.bosId(), s.windowLength(), count);
+        return TokenWindows.cut(
+                Documents.synthetic(3), t -> tok.encode(t, false, false), tok.bosId(), s.windowLength(), count);
     }
 
     private static FidelityEvaluation.Settings settings(List<Double> ratios, List<Double> probeDepths) {
@@ -121,29 +122,50 @@ class FidelityEvaluationTest {
             int start = new int[] {1, 1 + 18, 1 + 35}[k]; // 1 + round(depth × (48 − 1 − 12))
             assertThat(java.util.Arrays.copyOfRange(w, start, start + 12))
                     .containsExactly(java.util.Arrays.copyOfRange(w, 48, 60));
-            assertThat(java.util.Arrays.stream(w, 48, 60).allMatch(t -> t >= 100 && t <= 102)).isTrue();
+            assertThat(java.util.Arrays.stream(w, 48, 60).allMatch(t -> t >= 100 && t <= 102))
+                    .isTrue();
             assertThat(w[0]).isEqualTo(1);
         }
-        assertThat(FidelityEvaluation.probeVocabulary(List.of(new int[] {1, 5, 1, 9, 5}))).containsExactly(5, 9);
+        assertThat(FidelityEvaluation.probeVocabulary(List.of(new int[] {1, 5, 1, 9, 5})))
+                .containsExactly(5, 9);
     }
 
     @Test
     void settingsAndPoliciesAreChecked() {
         assertThatThrownBy(() -> settings(List.of(1.0), List.of())).hasMessageContaining("[0, 1)");
         assertThatThrownBy(() -> settings(List.of(0.5), List.of(1.5))).hasMessageContaining("probe depths");
-        assertThatThrownBy(() -> new FidelityEvaluation.Settings(20, 4, List.of(0.5), Protection.NONE, List.of(0.5), 32, 8, 10, 1))
+        assertThatThrownBy(() -> new FidelityEvaluation.Settings(
+                        20, 4, List.of(0.5), Protection.NONE, List.of(0.5), 32, 8, 10, 1))
                 .hasMessageContaining("probe needs");
-        assertThatThrownBy(() -> new FidelityEvaluation(model,
-                new FidelityEvaluation.Settings(4000, 64, List.of(0.5), Protection.NONE, List.of(), 32, 8, 10, 1),
-                EvalPolicy.parseList("oracle"))).isInstanceOf(JacapException.class).hasMessageContaining("model's context");
-        assertThatThrownBy(() -> EvalPolicy.parseList("bogus")).hasMessageContaining("unknown KV eviction policy 'bogus'");
+        assertThatThrownBy(() -> new FidelityEvaluation(
+                        model,
+                        new FidelityEvaluation.Settings(
+                                4000, 64, List.of(0.5), Protection.NONE, List.of(), 32, 8, 10, 1),
+                        EvalPolicy.parseList("oracle")))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("model's context");
+        assertThatThrownBy(() -> EvalPolicy.parseList("bogus"))
+                .hasMessageContaining("unknown KV eviction policy 'bogus'");
         assertThatThrownBy(() -> EvalPolicy.parseList("none")).hasMessageContaining("reference row");
         assertThatThrownBy(() -> EvalPolicy.parseList("knorm,knorm")).hasMessageContaining("twice");
-        assertThat(EvalPolicy.parseList("snapkv:window=8,kernel=3,capkv")).extracting(EvalPolicy::name)
+        assertThat(EvalPolicy.parseList("snapkv:window=8,kernel=3,capkv"))
+                .extracting(EvalPolicy::name)
                 .containsExactly("snapkv:window=8,kernel=3", "capkv");
-        assertThat(EvalPolicy.parseList("all")).extracting(EvalPolicy::name)
-                .contains("random", "streaming", "knorm", "keydiff", "snapkv", "tova", "h2o", "expected", "capkv", "jacap",
-                        "jacap-literal", "oracle")
+        assertThat(EvalPolicy.parseList("all"))
+                .extracting(EvalPolicy::name)
+                .contains(
+                        "random",
+                        "streaming",
+                        "knorm",
+                        "keydiff",
+                        "snapkv",
+                        "tova",
+                        "h2o",
+                        "expected",
+                        "capkv",
+                        "jacap",
+                        "jacap-literal",
+                        "oracle")
                 .doesNotContain("none");
     }
 }

@@ -36,8 +36,11 @@ class MetricsTest {
     @Test
     void disagreeingArgmaxAndBadTarget() {
         TokenComparison c = new TokenComparison(3);
-        assertThat(c.compare(new float[] {0, 5, 0}, 0, new float[] {5, 0, 0}, 0, 0).sameTop1()).isFalse();
-        assertThatThrownBy(() -> c.compare(new float[3], 0, new float[3], 0, 3)).hasMessageContaining("outside vocabulary");
+        assertThat(c.compare(new float[] {0, 5, 0}, 0, new float[] {5, 0, 0}, 0, 0)
+                        .sameTop1())
+                .isFalse();
+        assertThatThrownBy(() -> c.compare(new float[3], 0, new float[3], 0, 3))
+                .hasMessageContaining("outside vocabulary");
     }
 
     @Test
@@ -50,8 +53,7 @@ class MetricsTest {
     @Test
     void documentFidelityAveragesTokens() {
         DocumentFidelity d = DocumentFidelity.of(List.of(
-                new TokenComparison.Score(0.2, true, 1.0, 1.5),
-                new TokenComparison.Score(0.4, false, 2.0, 2.1)));
+                new TokenComparison.Score(0.2, true, 1.0, 1.5), new TokenComparison.Score(0.4, false, 2.0, 2.1)));
         assertThat(d.meanKl()).isCloseTo(0.3, within(1e-15));
         assertThat(d.top1Agreement()).isEqualTo(0.5);
         assertThat(d.deltaNll()).isCloseTo(0.3, within(1e-15));
@@ -103,5 +105,4 @@ class MetricsTest {
         assertThatThrownBy(() -> Protection.parse("a,b")).hasMessageContaining("two integers");
         assertThatThrownBy(() -> Protection.parse("-1,2")).hasMessageContaining(">= 0");
     }
-
 }

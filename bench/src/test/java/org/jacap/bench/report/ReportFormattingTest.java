@@ -65,20 +65,25 @@ class ReportFormattingTest {
 
     @Test
     void csvQuotesOnlyWhatNeedsQuoting() {
-        assertThat(Csv.line(List.of("plain", "a,b", "say \"hi\"", ""))).isEqualTo("plain,\"a,b\",\"say \"\"hi\"\"\",\n");
+        assertThat(Csv.line(List.of("plain", "a,b", "say \"hi\"", "")))
+                .isEqualTo("plain,\"a,b\",\"say \"\"hi\"\"\",\n");
     }
 
     @Test
     void jsonWriterProducesParsableEscapedJson() throws Exception {
-        String json = new JsonWriter().beginObject()
+        String json = new JsonWriter()
+                .beginObject()
                 .field("name", "a \"quoted\"\nline\u0001")
                 .field("n", 3L)
                 .field("x", 0.5)
                 .field("nan", Double.NaN)
                 .field("ok", true)
                 .array("ns", new long[] {1, 2})
-                .name("empty").beginArray().endArray()
-                .endObject().toString();
+                .name("empty")
+                .beginArray()
+                .endArray()
+                .endObject()
+                .toString();
         JsonNode node = new ObjectMapper().readTree(json);
         assertThat(node.get("name").asText()).isEqualTo("a \"quoted\"\nline\u0001");
         assertThat(node.get("n").asLong()).isEqualTo(3);

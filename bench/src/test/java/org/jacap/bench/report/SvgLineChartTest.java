@@ -24,8 +24,12 @@ class SvgLineChartTest {
     void chartIsWellFormedSvgWithOneGroupPerSeriesAndALegend() throws Exception {
         double[] x = {0.5, 0.75, 0.875, 0.9};
         String svg = new SvgLineChart("KL <full‖compressed> & more", "compression ratio", "mean KL (nats/token)")
-                .add(new SvgLineChart.Series("oracle", x, new double[] {0.01, 0.02, 0.05, 0.07},
-                        new double[] {0.005, 0.01, 0.04, 0.06}, new double[] {0.02, 0.03, 0.06, 0.08}))
+                .add(new SvgLineChart.Series(
+                        "oracle",
+                        x,
+                        new double[] {0.01, 0.02, 0.05, 0.07},
+                        new double[] {0.005, 0.01, 0.04, 0.06},
+                        new double[] {0.02, 0.03, 0.06, 0.08}))
                 .add(new SvgLineChart.Series("snap\"kv\"", x, new double[] {0.02, 0.05, 0.09, Double.NaN}))
                 .render();
         Document doc = parse(svg);
@@ -50,7 +54,10 @@ class SvgLineChartTest {
         // The NaN point is left out of the second line and gets no marker; error bars only on the first.
         Element second = seriesGroup(doc, 1);
         assertThat(second.getElementsByTagName("circle").getLength()).isEqualTo(3);
-        assertThat(((Element) second.getElementsByTagName("polyline").item(0)).getAttribute("points").split(" ")).hasSize(3);
+        assertThat(((Element) second.getElementsByTagName("polyline").item(0))
+                        .getAttribute("points")
+                        .split(" "))
+                .hasSize(3);
         assertThat(seriesGroup(doc, 0).getElementsByTagName("line").getLength()).isEqualTo(4);
         assertThat(svg).contains(">compression ratio<").contains(">mean KL (nats/token)<");
     }

@@ -7,11 +7,12 @@ import java.nio.file.Path;
 
 /** Locates ../shared/fixtures (system property {@code jacap.fixtures}); skips a test when absent. */
 public final class Fixtures {
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     public static Path model(String name) {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures")).toAbsolutePath().normalize();
+        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
+                .toAbsolutePath()
+                .normalize();
         assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
         Path p = dir.resolve("models").resolve(name);
         assumeTrue(Files.isRegularFile(p), "fixture model missing: " + p);

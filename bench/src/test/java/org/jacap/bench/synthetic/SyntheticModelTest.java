@@ -56,7 +56,8 @@ class SyntheticModelTest {
             assertThat(model.config().headCountKv()).isEqualTo(4);
             assertThat(model.config().feedForwardLength()).isEqualTo(768);
             assertThat(model.config().vocabSize()).isEqualTo(4096);
-            assertThat(model.tokenizer().encode("once upon a time", true, false)[0]).isEqualTo(1);
+            assertThat(model.tokenizer().encode("once upon a time", true, false)[0])
+                    .isEqualTo(1);
             InferenceState state = model.newState(8);
             float[] logits = model.forward(state, new int[] {1, 500, 4000}, 0, 3, false);
             assertThat(logits).hasSize(4096);
@@ -70,8 +71,8 @@ class SyntheticModelTest {
     void bytesDoNotDependOnTheThreadCountWeightsAreScaledAndTheCacheIsReused() throws Exception {
         SyntheticPlan plan = SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.F16, 3);
         Path one = dir.resolve("one.gguf");
-        SyntheticModel.write(plan, one, 1, (d, t, w) -> { });
-        Path cached = SyntheticModel.ensure(plan, dir, 2, (d, t, w) -> { });
+        SyntheticModel.write(plan, one, 1, (d, t, w) -> {});
+        Path cached = SyntheticModel.ensure(plan, dir, 2, (d, t, w) -> {});
         assertThat(Files.mismatch(one, cached)).isEqualTo(-1L);
         try (GgufFile g = GgufFile.open(cached)) {
             MemorySegment embd = g.data(g.tensor("token_embd.weight"));
@@ -90,9 +91,11 @@ class SyntheticModelTest {
         FileTime before = FileTime.fromMillis(1_000_000L);
         Files.setLastModifiedTime(cached, before);
         List<String> progress = new ArrayList<>();
-        assertThat(SyntheticModel.ensure(plan, dir, 2, (d, t, w) -> progress.add(w))).isEqualTo(cached);
+        assertThat(SyntheticModel.ensure(plan, dir, 2, (d, t, w) -> progress.add(w)))
+                .isEqualTo(cached);
         assertThat(Files.getLastModifiedTime(cached)).isEqualTo(before);
         assertThat(progress).isEmpty();
-        assertThat(SyntheticModel.isCached(SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.F16, 4), dir)).isFalse();
+        assertThat(SyntheticModel.isCached(SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.F16, 4), dir))
+                .isFalse();
     }
 }

@@ -67,17 +67,21 @@ class SyntheticPlanTest {
         SyntheticPlan plan = SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.Q4_0, 42);
         Map<String, TensorPlan> byName = plan.tensors().stream().collect(Collectors.toMap(TensorPlan::name, t -> t));
         assertThat(plan.fileName()).isEqualTo("synthetic-tiny-q4_0-42.gguf");
-        assertThat(byName).hasSize(1 + 4 * 9 + 1).doesNotContainKey("output.weight").doesNotContainKey("rope_freqs.weight");
+        assertThat(byName)
+                .hasSize(1 + 4 * 9 + 1)
+                .doesNotContainKey("output.weight")
+                .doesNotContainKey("rope_freqs.weight");
         assertThat(byName.get("token_embd.weight").dims()).containsExactly(256, 4096);
         assertThat(byName.get("token_embd.weight").type()).isEqualTo(GgmlType.Q6_K);
         assertThat(byName.get("blk.3.attn_k.weight").dims()).containsExactly(256, 128);
         assertThat(byName.get("blk.3.ffn_down.weight").dims()).containsExactly(768, 256);
         assertThat(byName.get("blk.0.attn_q.weight").type()).isEqualTo(GgmlType.Q4_0);
         assertThat(byName.get("blk.0.attn_norm.weight").type()).isEqualTo(GgmlType.F32);
-        assertThat(plan.metadata().get("llama.attention.head_count_kv")).isEqualTo(
-                new GgufValue.IntValue(org.jacap.gguf.GgufValueType.UINT32, 4));
+        assertThat(plan.metadata().get("llama.attention.head_count_kv"))
+                .isEqualTo(new GgufValue.IntValue(org.jacap.gguf.GgufValueType.UINT32, 4));
         // 4096·256 embeddings + 4 × (2·256² + 2·256·128 + 3·256·768 + 2·256) + 256
-        assertThat(plan.parameterCount()).isEqualTo(4096L * 256 + 4L * (2 * 65536 + 2 * 32768 + 3 * 196608 + 512) + 256);
+        assertThat(plan.parameterCount())
+                .isEqualTo(4096L * 256 + 4L * (2 * 65536 + 2 * 32768 + 3 * 196608 + 512) + 256);
     }
 
     @Test
@@ -98,7 +102,9 @@ class SyntheticPlanTest {
     @Test
     void q4kIsQ4KMediumAndQ8KeepsQ8Embeddings() {
         SyntheticType t = SyntheticType.Q4_K;
-        int[] raised = java.util.stream.IntStream.range(0, 16).filter(l -> SyntheticType.useMoreBits(l, 16)).toArray();
+        int[] raised = java.util.stream.IntStream.range(0, 16)
+                .filter(l -> SyntheticType.useMoreBits(l, 16))
+                .toArray();
         assertThat(raised).containsExactly(0, 1, 4, 7, 10, 13, 14, 15);
         assertThat(t.layerType("attn_v", 4, 16)).isEqualTo(GgmlType.Q6_K);
         assertThat(t.layerType("attn_v", 5, 16)).isEqualTo(GgmlType.Q4_K);
@@ -110,16 +116,18 @@ class SyntheticPlanTest {
     @Test
     void vocabularyLoadsAsASentencePieceTokenizerThatRoundTripsText() {
         SyntheticPlan plan = SyntheticPlan.of(SyntheticShape.TINY, SyntheticType.Q8_0, 1);
-        org.jacap.tokenizer.Tokenizer tok = org.jacap.tokenizer.Tokenizer.fromMetadata(
-                new org.jacap.gguf.GgufMetadata(plan.metadata()));
+        org.jacap.tokenizer.Tokenizer tok =
+                org.jacap.tokenizer.Tokenizer.fromMetadata(new org.jacap.gguf.GgufMetadata(plan.metadata()));
         assertThat(tok.vocabSize()).isEqualTo(4096);
         assertThat(tok.bosId()).isEqualTo(1);
         String text = "Once upon a time, Lily said: \"héllo 世界\"\n";
         int[] ids = tok.encode(text, true, false);
         assertThat(ids[0]).isEqualTo(1);
-        assertThat(java.util.Arrays.stream(ids).allMatch(id -> id >= 0 && id < 4096)).isTrue();
+        assertThat(java.util.Arrays.stream(ids).allMatch(id -> id >= 0 && id < 4096))
+                .isTrue();
         assertThat(tok.decode(java.util.Arrays.copyOfRange(ids, 1, ids.length))).isEqualTo(text);
-        java.util.List<String> tokens = java.util.Arrays.asList(SyntheticVocabulary.of(4096).tokens());
+        java.util.List<String> tokens =
+                java.util.Arrays.asList(SyntheticVocabulary.of(4096).tokens());
         assertThat(tok.encode("ab", false, false)).containsExactly(tokens.indexOf("\u2581ab"));
     }
 

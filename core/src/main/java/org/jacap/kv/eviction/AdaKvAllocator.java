@@ -42,7 +42,9 @@ public record AdaKvAllocator(double alphaSafeguard) implements BudgetAllocator {
     public int[][] select(double[][] scores, Budget budget, int layer, int layerCount) {
         int heads = scores.length;
         int[] offset = new int[heads + 1];
-        for (int g = 0; g < heads; g++) offset[g + 1] = offset[g] + scores[g].length;
+        for (int g = 0; g < heads; g++) {
+            offset[g + 1] = offset[g] + scores[g].length;
+        }
         double[] flat = new double[offset[heads]];
         int total = 0;
         for (int g = 0; g < heads; g++) {
@@ -51,21 +53,31 @@ public record AdaKvAllocator(double alphaSafeguard) implements BudgetAllocator {
             total += nKept;
             System.arraycopy(scores[g], 0, flat, offset[g], n);
             int[] order = TopK.rankOrder(scores[g], n);
-            for (int r = 0; r < Math.min(safeCount(nKept), n); r++) flat[offset[g] + order[r]] = Double.MAX_VALUE;
+            for (int r = 0; r < Math.min(safeCount(nKept), n); r++) {
+                flat[offset[g] + order[r]] = Double.MAX_VALUE;
+            }
         }
-        int[] order = TopK.rankOrder(flat, flat.length);   // ties: flat index asc = head asc, entry asc
+        int[] order = TopK.rankOrder(flat, flat.length); // ties: flat index asc = head asc, entry asc
         int[] counts = new int[heads];
         int[] headOf = new int[flat.length];
-        for (int g = 0; g < heads; g++) Arrays.fill(headOf, offset[g], offset[g + 1], g);
-        for (int r = 0; r < total; r++) counts[headOf[order[r]]]++;
+        for (int g = 0; g < heads; g++) {
+            Arrays.fill(headOf, offset[g], offset[g + 1], g);
+        }
+        for (int r = 0; r < total; r++) {
+            counts[headOf[order[r]]]++;
+        }
         int[][] kept = new int[heads][];
-        for (int g = 0; g < heads; g++) kept[g] = new int[counts[g]];
+        for (int g = 0; g < heads; g++) {
+            kept[g] = new int[counts[g]];
+        }
         int[] fill = new int[heads];
         for (int r = 0; r < total; r++) {
             int g = headOf[order[r]];
             kept[g][fill[g]++] = order[r] - offset[g];
         }
-        for (int[] k : kept) Arrays.sort(k);
+        for (int[] k : kept) {
+            Arrays.sort(k);
+        }
         return kept;
     }
 }

@@ -9,8 +9,8 @@ import org.jacap.JacapException;
 public record AttentionShape(int queryHeads, int kvHeads, int headDim) {
     public AttentionShape {
         if (queryHeads <= 0 || kvHeads <= 0 || headDim <= 0 || queryHeads % kvHeads != 0) {
-            throw new JacapException("bad attention shape: " + queryHeads + " query heads, "
-                    + kvHeads + " KV heads, head dim " + headDim);
+            throw new JacapException("bad attention shape: " + queryHeads + " query heads, " + kvHeads
+                    + " KV heads, head dim " + headDim);
         }
     }
 

@@ -48,8 +48,8 @@ public final class AveragedRotation {
      * Partial RoPE: {@code invFreq.length} pairs over the first {@code 2·invFreq.length} of
      * {@code headDim} dimensions; the remaining dimensions are not rotated (R̄ is the identity there).
      */
-    public static AveragedRotation overPositions(RopeLayout layout, double[] invFreq, int headDim, long firstPosition,
-                                                 int count) {
+    public static AveragedRotation overPositions(
+            RopeLayout layout, double[] invFreq, int headDim, long firstPosition, int count) {
         if (count <= 0 || invFreq.length == 0) {
             throw new JacapException("averaged rotation needs positions and frequencies");
         }
@@ -101,7 +101,9 @@ public final class AveragedRotation {
 
     /** {@code out = R̄x}; {@code out} must not alias {@code x}. */
     public void apply(double[] x, double[] out) {
-        if (headDim > 2 * cbar.length) passThrough(x, out);
+        if (headDim > 2 * cbar.length) {
+            passThrough(x, out);
+        }
         for (int j = 0; j < cbar.length; j++) {
             int a = first[j];
             int b = second[j];
@@ -112,7 +114,9 @@ public final class AveragedRotation {
 
     /** {@code out = diag(R̄ diag(var) R̄ᵀ)}: the rotated diagonal variance Jacap uses. */
     public void applyToDiagonal(double[] var, double[] out) {
-        if (headDim > 2 * cbar.length) passThrough(var, out);
+        if (headDim > 2 * cbar.length) {
+            passThrough(var, out);
+        }
         for (int j = 0; j < cbar.length; j++) {
             int a = first[j];
             int b = second[j];
@@ -135,12 +139,16 @@ public final class AveragedRotation {
         double[] t = new double[d * d];
         double[] col = new double[d];
         double[] rot = new double[d];
-        for (int c = 0; c < d; c++) {              // T = R̄Σ, column by column
-            for (int r = 0; r < d; r++) col[r] = cov[r * d + c];
+        for (int c = 0; c < d; c++) { // T = R̄Σ, column by column
+            for (int r = 0; r < d; r++) {
+                col[r] = cov[r * d + c];
+            }
             apply(col, rot);
-            for (int r = 0; r < d; r++) t[r * d + c] = rot[r];
+            for (int r = 0; r < d; r++) {
+                t[r * d + c] = rot[r];
+            }
         }
-        for (int r = 0; r < d; r++) {              // (T R̄ᵀ)[r,:] = R̄ T[r,:]
+        for (int r = 0; r < d; r++) { // (T R̄ᵀ)[r,:] = R̄ T[r,:]
             System.arraycopy(t, r * d, col, 0, d);
             apply(col, rot);
             System.arraycopy(rot, 0, out, r * d, d);

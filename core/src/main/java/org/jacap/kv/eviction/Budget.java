@@ -41,7 +41,9 @@ public sealed interface Budget permits Budget.Ratio, Budget.Kept {
     /** A fixed count (capped at n). */
     record Kept(int count) implements Budget {
         public Kept {
-            if (count < 0) throw new JacapException("kept count must be >= 0, got " + count);
+            if (count < 0) {
+                throw new JacapException("kept count must be >= 0, got " + count);
+            }
         }
 
         @Override

@@ -11,8 +11,12 @@ import org.jacap.JacapException;
 public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonus, CapacityAblation ablation)
         implements KvScorer {
     public CapKvScorer {
-        if (nSink < 0) throw new JacapException("capkv: n_sink must be >= 0");
-        if (ablation == null) ablation = CapacityAblation.DEFAULT;
+        if (nSink < 0) {
+            throw new JacapException("capkv: n_sink must be >= 0");
+        }
+        if (ablation == null) {
+            ablation = CapacityAblation.DEFAULT;
+        }
     }
 
     /** The paper configuration with the given parameters. */
@@ -57,9 +61,13 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
             int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
             int m = n - from;
             s[g] = new double[n];
-            if (m == 0) continue;
+            if (m == 0) {
+                continue;
+            }
             double[] keyNorm = cols.keyNormsSquared();
-            for (int i = 0; i < n; i++) keyNorm[i] = Math.max(Math.sqrt(keyNorm[i]), 1e-12);
+            for (int i = 0; i < n; i++) {
+                keyNorm[i] = Math.max(Math.sqrt(keyNorm[i]), 1e-12);
+            }
             double[] cos = new double[m];
             double[] w = new double[m];
             double[] lev = new double[m];
@@ -75,7 +83,9 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                     w[i] = tau * cos[i];
                     maxLogit = Math.max(maxLogit, w[i]);
                 }
-                for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - maxLogit);
+                for (int i = 0; i < m; i++) {
+                    w[i] = Math.exp(w[i] - maxLogit);
+                }
                 LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
@@ -83,7 +93,9 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) lev[i] *= w[i];          // s = w·ℓ (w, not w + ε)
+                for (int i = 0; i < m; i++) {
+                    lev[i] *= w[i];
+                } // s = w·ℓ (w, not w + ε)
                 ablation.group().accumulate(s[g], lev, from, n, h - h0);
             }
             ablation.group().finish(s[g], from, n, group);

@@ -14,16 +14,26 @@ public record CapacityAblation(double ridge, GroupReduction group, boolean inclu
     public static final CapacityAblation DEFAULT = new CapacityAblation(1.0, GroupReduction.MEAN, false);
 
     public CapacityAblation {
-        if (!(ridge > 0) || Double.isInfinite(ridge)) throw new JacapException("ridge must be a positive number, got " + ridge);
-        if (group == null) throw new JacapException("group reduction missing");
+        if (!(ridge > 0) || Double.isInfinite(ridge)) {
+            throw new JacapException("ridge must be a positive number, got " + ridge);
+        }
+        if (group == null) {
+            throw new JacapException("group reduction missing");
+        }
     }
 
     /** Spec-string suffix for the non-default switches, e.g. {@code ",ridge=0.1,group=max"}. */
     String specSuffix() {
         StringBuilder s = new StringBuilder();
-        if (ridge != DEFAULT.ridge) s.append(",ridge=").append(ridge);
-        if (group != DEFAULT.group) s.append(",group=").append(group.name().toLowerCase(java.util.Locale.ROOT));
-        if (includeSinks != DEFAULT.includeSinks) s.append(",include_sinks=").append(includeSinks);
+        if (ridge != DEFAULT.ridge) {
+            s.append(",ridge=").append(ridge);
+        }
+        if (group != DEFAULT.group) {
+            s.append(",group=").append(group.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        if (includeSinks != DEFAULT.includeSinks) {
+            s.append(",include_sinks=").append(includeSinks);
+        }
         return s.toString();
     }
 }

@@ -10,8 +10,13 @@ package org.jacap.kv.eviction;
  * @param scoringNanos   time in eviction (snapshot copy, scoring, compaction)
  * @param totalNanos     wall time of the call
  */
-public record CompressionResult(long entriesBefore, long entriesKept, long bytesInUse, long bytesAllocated,
-                                long scoringNanos, long totalNanos) {
+public record CompressionResult(
+        long entriesBefore,
+        long entriesKept,
+        long bytesInUse,
+        long bytesAllocated,
+        long scoringNanos,
+        long totalNanos) {
 
     public long entriesEvicted() {
         return entriesBefore - entriesKept;

@@ -20,8 +20,7 @@ final class DoubleLanes {
      */
     private static final int SHORT = 4 * LANES;
 
-    private DoubleLanes() {
-    }
+    private DoubleLanes() {}
 
     /** {@code y[yo+i] = fma(x[xo+i], a, y[yo+i])}. */
     static void axpy(double a, double[] x, int xo, double[] y, int yo, int len) {
@@ -34,19 +33,34 @@ final class DoubleLanes {
                         .intoArray(y, yo + i);
             }
         }
-        for (; i < len; i++) y[yo + i] = Math.fma(x[xo + i], a, y[yo + i]);
+        for (; i < len; i++) {
+            y[yo + i] = Math.fma(x[xo + i], a, y[yo + i]);
+        }
     }
 
     static void axpyScalar(double a, double[] x, int xo, double[] y, int yo, int len) {
-        for (int i = 0; i < len; i++) y[yo + i] = Math.fma(x[xo + i], a, y[yo + i]);
+        for (int i = 0; i < len; i++) {
+            y[yo + i] = Math.fma(x[xo + i], a, y[yo + i]);
+        }
     }
 
     /**
      * Four axpys in one pass, in order a0..a3: {@code y = fma(x3,a3, fma(x2,a2, fma(x1,a1, fma(x0,a0,y))))}
      * per element, bit-identical to four {@link #axpy} calls with fewer loads and stores.
      */
-    static void axpy4(double a0, double a1, double a2, double a3, double[] x, int x0, int x1, int x2, int x3,
-                      double[] y, int yo, int len) {
+    static void axpy4(
+            double a0,
+            double a1,
+            double a2,
+            double a3,
+            double[] x,
+            int x0,
+            int x1,
+            int x2,
+            int x3,
+            double[] y,
+            int yo,
+            int len) {
         int i = 0;
         if (len >= SHORT) {
             DoubleVector v0 = DoubleVector.broadcast(SPECIES, a0);
@@ -71,8 +85,19 @@ final class DoubleLanes {
         }
     }
 
-    static void axpy4Scalar(double a0, double a1, double a2, double a3, double[] x, int x0, int x1, int x2, int x3,
-                            double[] y, int yo, int len) {
+    static void axpy4Scalar(
+            double a0,
+            double a1,
+            double a2,
+            double a3,
+            double[] x,
+            int x0,
+            int x1,
+            int x2,
+            int x3,
+            double[] y,
+            int yo,
+            int len) {
         axpyScalar(a0, x, x0, y, yo, len);
         axpyScalar(a1, x, x1, y, yo, len);
         axpyScalar(a2, x, x2, y, yo, len);
@@ -124,11 +149,15 @@ final class DoubleLanes {
                     .fma(DoubleVector.fromArray(SPECIES, y, yo + i), DoubleVector.fromArray(SPECIES, acc, ao + i))
                     .intoArray(acc, ao + i);
         }
-        for (; i < len; i++) acc[ao + i] = Math.fma(x[xo + i], y[yo + i], acc[ao + i]);
+        for (; i < len; i++) {
+            acc[ao + i] = Math.fma(x[xo + i], y[yo + i], acc[ao + i]);
+        }
     }
 
     static void multiplyAddScalar(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
-        for (int i = 0; i < len; i++) acc[ao + i] = Math.fma(x[xo + i], y[yo + i], acc[ao + i]);
+        for (int i = 0; i < len; i++) {
+            acc[ao + i] = Math.fma(x[xo + i], y[yo + i], acc[ao + i]);
+        }
     }
 
     /** {@code y[yo+i] /= divisor} (a true division, as the scalar tail). */
@@ -138,11 +167,15 @@ final class DoubleLanes {
         for (int bound = len >= SHORT ? SPECIES.loopBound(len) : 0; i < bound; i += LANES) {
             DoubleVector.fromArray(SPECIES, y, yo + i).div(vd).intoArray(y, yo + i);
         }
-        for (; i < len; i++) y[yo + i] /= divisor;
+        for (; i < len; i++) {
+            y[yo + i] /= divisor;
+        }
     }
 
     static void divideScalar(double[] y, int yo, double divisor, int len) {
-        for (int i = 0; i < len; i++) y[yo + i] /= divisor;
+        for (int i = 0; i < len; i++) {
+            y[yo + i] /= divisor;
+        }
     }
 
     /** Σ x[xo+i]·y[yo+i]; lane-parallel partial sums, so not bit-equal to {@link #dotScalar}. */
@@ -156,13 +189,17 @@ final class DoubleLanes {
             }
             sum = acc.reduceLanes(VectorOperators.ADD);
         }
-        for (; i < len; i++) sum = Math.fma(x[xo + i], y[yo + i], sum);
+        for (; i < len; i++) {
+            sum = Math.fma(x[xo + i], y[yo + i], sum);
+        }
         return sum;
     }
 
     static double dotScalar(double[] x, int xo, double[] y, int yo, int len) {
         double sum = 0;
-        for (int i = 0; i < len; i++) sum = Math.fma(x[xo + i], y[yo + i], sum);
+        for (int i = 0; i < len; i++) {
+            sum = Math.fma(x[xo + i], y[yo + i], sum);
+        }
         return sum;
     }
 }

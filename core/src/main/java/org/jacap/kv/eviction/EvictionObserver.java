@@ -27,7 +27,7 @@ public final class EvictionObserver implements ForwardObserver {
     private final boolean postRope;
     private final boolean moments;
     private final int window;
-    private final float[][] ring;          // per layer: window rows of all query heads' pre-RoPE queries
+    private final float[][] ring; // per layer: window rows of all query heads' pre-RoPE queries
     private final int[][] ringPositions;
     private final long[] ringTotal;
     private boolean incrementalMoments = true;
@@ -38,12 +38,18 @@ public final class EvictionObserver implements ForwardObserver {
      * @param momentWindow queries remembered for decoding-time moments; 0 to remember none
      */
     public EvictionObserver(List<AttentionShape> shapes, StatisticsSpec spec, int momentWindow) {
-        if (shapes.isEmpty()) throw new JacapException("an eviction observer needs at least one layer");
-        if (momentWindow < 0) throw new JacapException("moment window must be >= 0, got " + momentWindow);
+        if (shapes.isEmpty()) {
+            throw new JacapException("an eviction observer needs at least one layer");
+        }
+        if (momentWindow < 0) {
+            throw new JacapException("moment window must be >= 0, got " + momentWindow);
+        }
         this.spec = spec;
         this.shapes = shapes.toArray(AttentionShape[]::new);
         this.stats = new QueryStatistics[this.shapes.length];
-        for (int l = 0; l < stats.length; l++) stats[l] = new QueryStatistics(this.shapes[l], spec);
+        for (int l = 0; l < stats.length; l++) {
+            stats[l] = new QueryStatistics(this.shapes[l], spec);
+        }
         this.attention = spec.needs(QueryStatistic.ATTENTION_RECEIVED);
         this.postRope = spec.needs(QueryStatistic.RECENT_QUERIES);
         this.moments = spec.needsMoments();
@@ -62,7 +68,9 @@ public final class EvictionObserver implements ForwardObserver {
         spec = src.spec;
         shapes = src.shapes;
         stats = new QueryStatistics[src.stats.length];
-        for (int l = 0; l < stats.length; l++) stats[l] = src.stats[l].copy();
+        for (int l = 0; l < stats.length; l++) {
+            stats[l] = src.stats[l].copy();
+        }
         attention = src.attention;
         postRope = src.postRope;
         moments = src.moments;
@@ -112,10 +120,14 @@ public final class EvictionObserver implements ForwardObserver {
             ringPositions[layer][slot] = position;
         }
         if (incrementalMoments && moments) {
-            for (int h = 0; h < hq; h++) s.observePreRope(h, position, qPre, preOff + h * d);
+            for (int h = 0; h < hq; h++) {
+                s.observePreRope(h, position, qPre, preOff + h * d);
+            }
         }
         if (postRope) {
-            for (int h = 0; h < hq; h++) s.observePostRope(h, position, qPost, postOff + h * d);
+            for (int h = 0; h < hq; h++) {
+                s.observePostRope(h, position, qPost, postOff + h * d);
+            }
         }
     }
 
@@ -133,7 +145,9 @@ public final class EvictionObserver implements ForwardObserver {
 
     /** A new prompt starts a new observation set: the moments of every layer restart from zero. */
     public void restartMoments() {
-        for (QueryStatistics s : stats) s.resetMoments();
+        for (QueryStatistics s : stats) {
+            s.resetMoments();
+        }
     }
 
     /**
@@ -149,13 +163,17 @@ public final class EvictionObserver implements ForwardObserver {
      * (DecodingPress's observation set). A no-op when the policy needs no moments.
      */
     public void useRecentQueriesForMoments(int layer) {
-        if (window == 0) return;
+        if (window == 0) {
+            return;
+        }
         QueryStatistics s = stats[layer];
         int hq = shapes[layer].queryHeads();
         int d = shapes[layer].headDim();
         int held = recentQueriesHeld(layer);
         // the ring's first `held` slots are the window (its order does not matter to moments)
-        for (int h = 0; h < hq; h++) s.replaceMoments(h, ring[layer], h * d, hq * d, ringPositions[layer], held);
+        for (int h = 0; h < hq; h++) {
+            s.replaceMoments(h, ring[layer], h * d, hq * d, ringPositions[layer], held);
+        }
     }
 
     /** Queries held in the moment window of {@code layer}: min(window, observed). */
@@ -165,7 +183,9 @@ public final class EvictionObserver implements ForwardObserver {
 
     /** Forgets everything (a new conversation): moments, recent queries, attention, the ring. */
     public void clear() {
-        for (int l = 0; l < stats.length; l++) stats[l] = new QueryStatistics(shapes[l], spec);
+        for (int l = 0; l < stats.length; l++) {
+            stats[l] = new QueryStatistics(shapes[l], spec);
+        }
         java.util.Arrays.fill(ringTotal, 0);
         incrementalMoments = true;
     }

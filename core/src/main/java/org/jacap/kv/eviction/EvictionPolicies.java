@@ -18,13 +18,23 @@ import org.jacap.JacapException;
 public final class EvictionPolicies {
     /** Scorer names, as the CLI's {@code --kv-policy} takes them. */
     public static final List<String> SCORERS = List.of(
-            "none", "random", "streaming", "knorm", "keydiff", "snapkv", "tova", "h2o", "expected", "capkv",
-            "jacap", "jacap-literal", "greedy");
+            "none",
+            "random",
+            "streaming",
+            "knorm",
+            "keydiff",
+            "snapkv",
+            "tova",
+            "h2o",
+            "expected",
+            "capkv",
+            "jacap",
+            "jacap-literal",
+            "greedy");
     /** Allocator names, as the CLI's {@code --kv-allocator} takes them. */
     public static final List<String> ALLOCATORS = List.of("uniform", "pyramid", "ada");
 
-    private EvictionPolicies() {
-    }
+    private EvictionPolicies() {}
 
     /**
      * Splits a comma-separated list of scorer specs. A {@code key=value} item without a name
@@ -58,38 +68,54 @@ public final class EvictionPolicies {
         KvScorer scorer = switch (s.name) {
             case "none" -> new KeepAllScorer();
             case "random" -> new RandomScorer(s.integer(RandomScorer.DEFAULT_SEED, "seed"));
-            case "streaming", "streaming_llm" -> new StreamingScorer(
-                    (int) s.integer(StreamingScorer.DEFAULT_SINKS, "n_sink", "sinks"));
+            case "streaming", "streaming_llm" ->
+                new StreamingScorer((int) s.integer(StreamingScorer.DEFAULT_SINKS, "n_sink", "sinks"));
             case "knorm" -> new KeyNormScorer();
             case "keydiff" -> new KeyDiffScorer(s.real(1e-12, "normalize_eps"), s.real(1e-8, "cosine_eps"));
-            case "snapkv" -> new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"),
-                    (int) s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"));
+            case "snapkv" ->
+                new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"), (int)
+                        s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"));
             case "tova" -> new TovaScorer();
             case "h2o", "observed_attention", "observed" -> new ObservedAttentionScorer();
             case "expected", "expected_attention" -> {
                 ExpectedAttentionScorer d = ExpectedAttentionScorer.defaults();
-                yield new ExpectedAttentionScorer((int) s.integer(d.nSink(), "n_sink", "sinks"),
-                        s.real(d.epsilon(), "epsilon", "eps"), s.bool(d.useVnorm(), "use_vnorm", "vnorm"),
+                yield new ExpectedAttentionScorer(
+                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                        s.real(d.epsilon(), "epsilon", "eps"),
+                        s.bool(d.useVnorm(), "use_vnorm", "vnorm"),
                         s.bool(d.useCovariance(), "use_covariance", "covariance"));
             }
             case "capkv" -> {
                 CapKvScorer d = CapKvScorer.defaults();
-                yield new CapKvScorer((int) s.integer(d.nSink(), "n_sink", "sinks"), s.real(d.tau(), "tau"),
-                        s.real(d.epsilon(), "epsilon", "eps"), s.real(d.sinkBonus(), "sink_bonus"), ablation(s));
+                yield new CapKvScorer(
+                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                        s.real(d.tau(), "tau"),
+                        s.real(d.epsilon(), "epsilon", "eps"),
+                        s.real(d.sinkBonus(), "sink_bonus"),
+                        ablation(s));
             }
             case "jacap", "jacap-literal", "jacap_literal" -> {
                 JacapScorer d = s.name.equals("jacap") ? JacapScorer.defaults() : JacapScorer.literal();
-                yield new JacapScorer((int) s.integer(d.nSink(), "n_sink", "sinks"), s.real(d.tau(), "tau"),
-                        s.real(d.epsilon(), "epsilon", "eps"), s.bool(d.normalize(), "normalize"),
+                yield new JacapScorer(
+                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                        s.real(d.tau(), "tau"),
+                        s.real(d.epsilon(), "epsilon", "eps"),
+                        s.bool(d.normalize(), "normalize"),
                         s.bool(d.divideByD(), "divide_by_d"),
-                        s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
-                        s.real(d.sinkBonus(), "sink_bonus"), ablation(s));
+                        s.choice("diagonal", List.of("diagonal", "full"), "covariance")
+                                .equals("full"),
+                        s.real(d.sinkBonus(), "sink_bonus"),
+                        ablation(s));
             }
-            case "greedy" -> new GreedyLogDetScorer(
-                    s.choice("jacap", List.of("capkv", "jacap"), "weights").equals("capkv") ? CapKvScorer.defaults()
-                            : JacapScorer.defaults(), (int) s.integer(Integer.MAX_VALUE, "max_picks"));
-            default -> throw new JacapException("unknown KV eviction policy '" + s.name + "'; valid: "
-                    + String.join(", ", SCORERS));
+            case "greedy" ->
+                new GreedyLogDetScorer(
+                        s.choice("jacap", List.of("capkv", "jacap"), "weights").equals("capkv")
+                                ? CapKvScorer.defaults()
+                                : JacapScorer.defaults(),
+                        (int) s.integer(Integer.MAX_VALUE, "max_picks"));
+            default ->
+                throw new JacapException(
+                        "unknown KV eviction policy '" + s.name + "'; valid: " + String.join(", ", SCORERS));
         };
         s.requireAllUsed();
         if (protectSinks >= 0 || protectRecent >= 0) {
@@ -102,12 +128,14 @@ public final class EvictionPolicies {
         Spec s = Spec.parse(spec);
         BudgetAllocator allocator = switch (s.name) {
             case "uniform" -> new UniformAllocator();
-            case "pyramid", "pyramidkv" -> new PyramidKvAllocator(
-                    (int) s.integer(PyramidKvAllocator.DEFAULT_WINDOW, "window_size", "window"),
-                    s.real(PyramidKvAllocator.DEFAULT_BETA, "beta"));
+            case "pyramid", "pyramidkv" ->
+                new PyramidKvAllocator(
+                        (int) s.integer(PyramidKvAllocator.DEFAULT_WINDOW, "window_size", "window"),
+                        s.real(PyramidKvAllocator.DEFAULT_BETA, "beta"));
             case "ada", "adakv" -> new AdaKvAllocator(s.real(AdaKvAllocator.DEFAULT_ALPHA, "alpha", "alpha_safeguard"));
-            default -> throw new JacapException("unknown KV budget allocator '" + s.name + "'; valid: "
-                    + String.join(", ", ALLOCATORS));
+            default ->
+                throw new JacapException(
+                        "unknown KV budget allocator '" + s.name + "'; valid: " + String.join(", ", ALLOCATORS));
         };
         s.requireAllUsed();
         return allocator;
@@ -115,8 +143,10 @@ public final class EvictionPolicies {
 
     private static CapacityAblation ablation(Spec s) {
         CapacityAblation d = CapacityAblation.DEFAULT;
-        return new CapacityAblation(s.real(d.ridge(), "ridge"),
-                GroupReduction.valueOf(s.choice("mean", List.of("mean", "max"), "group").toUpperCase(Locale.ROOT)),
+        return new CapacityAblation(
+                s.real(d.ridge(), "ridge"),
+                GroupReduction.valueOf(
+                        s.choice("mean", List.of("mean", "max"), "group").toUpperCase(Locale.ROOT)),
                 s.bool(d.includeSinks(), "include_sinks"));
     }
 
@@ -133,15 +163,23 @@ public final class EvictionPolicies {
         }
 
         static Spec parse(String text) {
-            if (text == null || text.isBlank()) throw new JacapException("empty KV policy spec");
+            if (text == null || text.isBlank()) {
+                throw new JacapException("empty KV policy spec");
+            }
             String t = text.strip();
             int colon = t.indexOf(':');
             Spec s = new Spec((colon < 0 ? t : t.substring(0, colon)).strip().toLowerCase(Locale.ROOT), t);
             if (colon >= 0 && !t.substring(colon + 1).isBlank()) {
                 for (String pair : t.substring(colon + 1).split(",")) {
                     int eq = pair.indexOf('=');
-                    if (eq <= 0) throw new JacapException("bad parameter '" + pair.strip() + "' in '" + t + "': expected key=value");
-                    String key = pair.substring(0, eq).strip().toLowerCase(Locale.ROOT).replace('-', '_');
+                    if (eq <= 0) {
+                        throw new JacapException(
+                                "bad parameter '" + pair.strip() + "' in '" + t + "': expected key=value");
+                    }
+                    String key = pair.substring(0, eq)
+                            .strip()
+                            .toLowerCase(Locale.ROOT)
+                            .replace('-', '_');
                     if (s.values.put(key, pair.substring(eq + 1).strip()) != null) {
                         throw new JacapException("parameter '" + key + "' given twice in '" + t + "'");
                     }
@@ -156,7 +194,9 @@ public final class EvictionPolicies {
             for (String k : keys) {
                 String v = values.remove(k);
                 if (v != null) {
-                    if (found != null) throw new JacapException("parameter '" + keys[0] + "' given twice in '" + text + "'");
+                    if (found != null) {
+                        throw new JacapException("parameter '" + keys[0] + "' given twice in '" + text + "'");
+                    }
                     found = v;
                 }
             }
@@ -165,39 +205,53 @@ public final class EvictionPolicies {
 
         long integer(long fallback, String... keys) {
             String v = take(keys);
-            if (v == null) return fallback;
+            if (v == null) {
+                return fallback;
+            }
             try {
                 return Long.parseLong(v);
             } catch (NumberFormatException e) {
-                throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be an integer, got '" + v + "'");
+                throw new JacapException(
+                        "parameter '" + keys[0] + "' of '" + text + "' must be an integer, got '" + v + "'");
             }
         }
 
         double real(double fallback, String... keys) {
             String v = take(keys);
-            if (v == null) return fallback;
+            if (v == null) {
+                return fallback;
+            }
             try {
                 double x = Double.parseDouble(v);
-                if (!Double.isFinite(x)) throw new NumberFormatException();
+                if (!Double.isFinite(x)) {
+                    throw new NumberFormatException();
+                }
                 return x;
             } catch (NumberFormatException e) {
-                throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be a number, got '" + v + "'");
+                throw new JacapException(
+                        "parameter '" + keys[0] + "' of '" + text + "' must be a number, got '" + v + "'");
             }
         }
 
         boolean bool(boolean fallback, String... keys) {
             String v = take(keys);
-            if (v == null) return fallback;
+            if (v == null) {
+                return fallback;
+            }
             return switch (v.toLowerCase(Locale.ROOT)) {
                 case "true", "yes", "1" -> true;
                 case "false", "no", "0" -> false;
-                default -> throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be true or false, got '" + v + "'");
+                default ->
+                    throw new JacapException(
+                            "parameter '" + keys[0] + "' of '" + text + "' must be true or false, got '" + v + "'");
             };
         }
 
         String choice(String fallback, List<String> allowed, String... keys) {
             String v = take(keys);
-            if (v == null) return fallback;
+            if (v == null) {
+                return fallback;
+            }
             String lower = v.toLowerCase(Locale.ROOT);
             if (!allowed.contains(lower)) {
                 throw new JacapException("parameter '" + keys[0] + "' of '" + text + "' must be one of "

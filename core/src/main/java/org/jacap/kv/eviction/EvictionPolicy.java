@@ -32,7 +32,9 @@ public record EvictionPolicy(KvScorer scorer, BudgetAllocator allocator) {
             int[][] all = new int[layer.heads().length][];
             for (int g = 0; g < all.length; g++) {
                 all[g] = new int[layer.head(g).length()];
-                for (int i = 0; i < all[g].length; i++) all[g][i] = i;
+                for (int i = 0; i < all[g].length; i++) {
+                    all[g][i] = i;
+                }
             }
             return new KeptEntries(all);
         }

@@ -41,6 +41,7 @@ public final class EvictionSchedule {
     private long promptUncompressed;
     /** Tokens of the current prompt evaluated so far. */
     private long promptEvaluated;
+
     private long promptEvents;
     private long decodeEvents;
     private long promptNanos;
@@ -59,8 +60,10 @@ public final class EvictionSchedule {
         this.positionLimit = positionLimit;
         this.compressor = KvCompressor.forModel(model, settings.policy());
         StatisticsSpec spec = settings.policy().statistics();
-        this.observer = spec.needs().isEmpty() ? null
-                : new EvictionObserver(KvCompressor.shapes(model), spec, settings.bounded() ? settings.momentWindow() : 0);
+        this.observer = spec.needs().isEmpty()
+                ? null
+                : new EvictionObserver(
+                        KvCompressor.shapes(model), spec, settings.bounded() ? settings.momentWindow() : 0);
         state.setObserver(observer);
         if (settings.bounded()) {
             this.headCapacity = settings.headCapacity(model.config().headCountKv());
@@ -81,7 +84,8 @@ public final class EvictionSchedule {
      * without one, for {@code contextLength} entries.
      */
     public static InferenceState newState(Model model, EvictionSettings settings, int contextLength) {
-        return model.newState(settings.bounded() ? settings.headCapacity(model.config().headCountKv()) : contextLength);
+        return model.newState(
+                settings.bounded() ? settings.headCapacity(model.config().headCountKv()) : contextLength);
     }
 
     // ---- evaluation ----
@@ -103,7 +107,7 @@ public final class EvictionSchedule {
             promptUncompressed = state.kvCache().maxLength();
             promptEvaluated = 0;
             if (observer != null) {
-                observer.restartMoments();   // the prompt's own queries are its observation set
+                observer.restartMoments(); // the prompt's own queries are its observation set
                 observer.gatherMomentsIncrementally(true);
             }
         }
@@ -113,14 +117,17 @@ public final class EvictionSchedule {
 
     /** Compresses every layer to the prompt budget; a no-op outside a prompt. */
     public CompressionResult endPrompt() {
-        if (!inPrompt) return lastPrompt;
+        if (!inPrompt) {
+            return lastPrompt;
+        }
         inPrompt = false;
-        lastPrompt = compressor.compress(state.kvCache(), observer, state.position(), settings.promptBudget(promptUncompressed));
+        lastPrompt = compressor.compress(
+                state.kvCache(), observer, state.position(), settings.promptBudget(promptUncompressed));
         promptNanos += lastPrompt.scoringNanos();
         promptEvents++;
         sinceEvent = 0;
         if (observer != null && observer.momentWindow() > 0) {
-            observer.gatherMomentsIncrementally(false);   // decoding events replay the moment window
+            observer.gatherMomentsIncrementally(false); // decoding events replay the moment window
         }
         return lastPrompt;
     }
@@ -136,12 +143,16 @@ public final class EvictionSchedule {
      * token, or of every token with {@code allLogits} ({@code [len * vocab]}).
      */
     public float[] decode(int[] tokens, int off, int len, boolean allLogits) {
-        if (inPrompt) endPrompt();
+        if (inPrompt) {
+            endPrompt();
+        }
         return evaluate(tokens, off, len, allLogits, true);
     }
 
     private float[] evaluate(int[] tokens, int off, int len, boolean allLogits, boolean decoding) {
-        if (len <= 0) throw new JacapException("nothing to evaluate");
+        if (len <= 0) {
+            throw new JacapException("nothing to evaluate");
+        }
         if (state.position() + (long) len > positionLimit) {
             throw new JacapException("context full: position " + state.position() + " + " + len
                     + " tokens would pass the context of " + positionLimit + " positions");
@@ -164,14 +175,20 @@ public final class EvictionSchedule {
                 // scores like a decoding one, with the recent queries, and the prompt's set restarts.
                 boolean opening = !decoding && promptEvaluated == 0;
                 event(decoding || opening, decoding);
-                if (opening && observer != null) observer.restartMoments();
+                if (opening && observer != null) {
+                    observer.restartMoments();
+                }
             }
             step = decoding ? Math.max(1, settings.slack() - sinceEvent) : Model.DEFAULT_CHUNK;
             int room = headCapacity - state.kvCache().maxLength();
             int n = Math.min(Math.min(remaining, room), step);
             last = model.forward(state, tokens, off + done, n, allLogits);
-            if (allLogits) System.arraycopy(last, 0, all, done * vocab, n * vocab);
-            if (!decoding) promptEvaluated += n;
+            if (allLogits) {
+                System.arraycopy(last, 0, all, done * vocab, n * vocab);
+            }
+            if (!decoding) {
+                promptEvaluated += n;
+            }
             track(n);
             done += n;
         }
@@ -181,8 +198,12 @@ public final class EvictionSchedule {
     /** A head would outgrow its capacity, or slack tokens arrived and a head holds more than the budget. */
     private boolean eventDue(int incoming) {
         KvCache cache = state.kvCache();
-        if (cache.maxLength() + incoming > headCapacity) return true;
-        if (sinceEvent + incoming <= settings.slack()) return false;
+        if (cache.maxLength() + incoming > headCapacity) {
+            return true;
+        }
+        if (sinceEvent + incoming <= settings.slack()) {
+            return false;
+        }
         return cache.maxLength() > settings.budget();
     }
 
@@ -195,7 +216,9 @@ public final class EvictionSchedule {
         long position = state.position();
         for (int l = 0; l < cache.layers(); l++) {
             QueryStatistics stats = observer == null ? null : observer.statistics(l);
-            if (windowed && observer != null && overBudget(cache, l)) observer.useRecentQueriesForMoments(l);
+            if (windowed && observer != null && overBudget(cache, l)) {
+                observer.useRecentQueriesForMoments(l);
+            }
             compressor.compressLayer(cache, l, stats, position, settings.decodeBudget());
         }
         long spent = compressor.scoringNanos() - before;
@@ -210,7 +233,11 @@ public final class EvictionSchedule {
     }
 
     private boolean overBudget(KvCache cache, int layer) {
-        for (int g = 0; g < cache.kvHeads(); g++) if (cache.length(layer, g) > settings.budget()) return true;
+        for (int g = 0; g < cache.kvHeads(); g++) {
+            if (cache.length(layer, g) > settings.budget()) {
+                return true;
+            }
+        }
         return false;
     }
 
@@ -222,7 +249,9 @@ public final class EvictionSchedule {
     /** Forgets everything: empty cache, position 0, fresh statistics (counters and times stay). */
     public void reset() {
         state.reset();
-        if (observer != null) observer.clear();
+        if (observer != null) {
+            observer.clear();
+        }
         inPrompt = false;
         sinceEvent = 0;
         peakHeadLength = 0;
@@ -289,7 +318,11 @@ public final class EvictionSchedule {
     public long entriesInUse() {
         KvCache cache = state.kvCache();
         long n = 0;
-        for (int l = 0; l < cache.layers(); l++) for (int g = 0; g < cache.kvHeads(); g++) n += cache.length(l, g);
+        for (int l = 0; l < cache.layers(); l++) {
+            for (int g = 0; g < cache.kvHeads(); g++) {
+                n += cache.length(l, g);
+            }
+        }
         return n;
     }
 

@@ -18,32 +18,52 @@ import org.jacap.JacapException;
  *                        queries (kvpress DecodingPress buffer, 256)
  * @param futurePositions R̄ averages the RoPE over this many positions from the next one (512)
  */
-public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, int slack, int momentWindow,
-                               int futurePositions) {
+public record EvictionSettings(
+        EvictionPolicy policy, double ratio, int budget, int slack, int momentWindow, int futurePositions) {
     public static final int DEFAULT_MOMENT_WINDOW = 256;
     public static final int MIN_SLACK = 16;
 
     public EvictionSettings {
-        if (policy == null) throw new JacapException("an eviction policy is required");
-        if (!(ratio >= 0 && ratio < 1)) throw new JacapException("--kv-ratio must be in [0, 1), got " + ratio);
-        if (budget < 0) throw new JacapException("--kv-budget must be >= 1, got " + budget);
-        if (budget > 0 && slack < 1) throw new JacapException("--kv-slack must be >= 1, got " + slack);
+        if (policy == null) {
+            throw new JacapException("an eviction policy is required");
+        }
+        if (!(ratio >= 0 && ratio < 1)) {
+            throw new JacapException("--kv-ratio must be in [0, 1), got " + ratio);
+        }
+        if (budget < 0) {
+            throw new JacapException("--kv-budget must be >= 1, got " + budget);
+        }
+        if (budget > 0 && slack < 1) {
+            throw new JacapException("--kv-slack must be >= 1, got " + slack);
+        }
         if (budget > 0 && (long) budget + slack > Integer.MAX_VALUE / 4) {
             throw new JacapException("--kv-budget " + budget + " + slack " + slack + " is too large");
         }
-        if (momentWindow < 1) throw new JacapException("moment window must be >= 1, got " + momentWindow);
-        if (futurePositions < 1) throw new JacapException("future positions must be >= 1, got " + futurePositions);
+        if (momentWindow < 1) {
+            throw new JacapException("moment window must be >= 1, got " + momentWindow);
+        }
+        if (futurePositions < 1) {
+            throw new JacapException("future positions must be >= 1, got " + futurePositions);
+        }
     }
 
     /** Compress each prompt by {@code ratio}; decoding appends without eviction. */
     public static EvictionSettings ratio(EvictionPolicy policy, double ratio) {
-        return new EvictionSettings(policy, ratio, 0, 0, DEFAULT_MOMENT_WINDOW, AveragedRotation.DEFAULT_FUTURE_POSITIONS);
+        return new EvictionSettings(
+                policy, ratio, 0, 0, DEFAULT_MOMENT_WINDOW, AveragedRotation.DEFAULT_FUTURE_POSITIONS);
     }
 
     /** Hold every head to {@code budget} entries (+ the default slack) at all times. */
     public static EvictionSettings budget(EvictionPolicy policy, int budget) {
-        if (budget < 1) throw new JacapException("--kv-budget must be >= 1, got " + budget);
-        return new EvictionSettings(policy, 0, budget, defaultSlack(budget), DEFAULT_MOMENT_WINDOW,
+        if (budget < 1) {
+            throw new JacapException("--kv-budget must be >= 1, got " + budget);
+        }
+        return new EvictionSettings(
+                policy,
+                0,
+                budget,
+                defaultSlack(budget),
+                DEFAULT_MOMENT_WINDOW,
                 AveragedRotation.DEFAULT_FUTURE_POSITIONS);
     }
 
@@ -60,15 +80,24 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
      * @param allocatorSpec {@code --kv-allocator}, default uniform
      * @param protect       {@code --kv-protect SINKS,RECENT}: the same protection for any policy
      */
-    public static EvictionSettings parse(String policySpec, String allocatorSpec, Double ratio, Integer budget,
-                                         Integer slack, String protect) {
-        boolean none = policySpec == null || policySpec.strip().toLowerCase(Locale.ROOT).equals("none");
+    public static EvictionSettings parse(
+            String policySpec, String allocatorSpec, Double ratio, Integer budget, Integer slack, String protect) {
+        boolean none = policySpec == null
+                || policySpec.strip().toLowerCase(Locale.ROOT).equals("none");
         if (none) {
-            String given = ratio != null ? "--kv-ratio" : budget != null ? "--kv-budget" : slack != null ? "--kv-slack"
-                    : protect != null ? "--kv-protect" : allocatorSpec != null ? "--kv-allocator" : null;
+            String given = ratio != null
+                    ? "--kv-ratio"
+                    : budget != null
+                            ? "--kv-budget"
+                            : slack != null
+                                    ? "--kv-slack"
+                                    : protect != null
+                                            ? "--kv-protect"
+                                            : allocatorSpec != null ? "--kv-allocator" : null;
             if (given != null) {
                 throw new JacapException(given + " needs an evicting --kv-policy (one of "
-                        + String.join(", ", EvictionPolicies.SCORERS.subList(1, EvictionPolicies.SCORERS.size())) + ")");
+                        + String.join(", ", EvictionPolicies.SCORERS.subList(1, EvictionPolicies.SCORERS.size()))
+                        + ")");
             }
             return null;
         }
@@ -79,17 +108,28 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
         if (ratio != null && !(ratio >= 0 && ratio < 1)) {
             throw new JacapException("--kv-ratio must be in [0, 1), got " + ratio);
         }
-        if (budget != null && budget < 1) throw new JacapException("--kv-budget must be >= 1, got " + budget);
+        if (budget != null && budget < 1) {
+            throw new JacapException("--kv-budget must be >= 1, got " + budget);
+        }
         if (slack != null && budget == null) {
             throw new JacapException("--kv-slack needs --kv-budget (a ratio alone does not evict while decoding)");
         }
-        if (slack != null && slack < 1) throw new JacapException("--kv-slack must be >= 1, got " + slack);
+        if (slack != null && slack < 1) {
+            throw new JacapException("--kv-slack must be >= 1, got " + slack);
+        }
         String spec = policySpec.strip();
-        if (protect != null) spec = withProtection(spec, protect);
+        if (protect != null) {
+            spec = withProtection(spec, protect);
+        }
         EvictionPolicy policy = EvictionPolicies.policy(spec, allocatorSpec == null ? "uniform" : allocatorSpec);
         int b = budget == null ? 0 : budget;
         int s = b == 0 ? 0 : slack != null ? slack : defaultSlack(b);
-        return new EvictionSettings(policy, ratio == null ? 0 : ratio, b, s, DEFAULT_MOMENT_WINDOW,
+        return new EvictionSettings(
+                policy,
+                ratio == null ? 0 : ratio,
+                b,
+                s,
+                DEFAULT_MOMENT_WINDOW,
                 AveragedRotation.DEFAULT_FUTURE_POSITIONS);
     }
 
@@ -106,7 +146,9 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
             } catch (NumberFormatException e) {
                 throw new JacapException("--kv-protect must be SINKS,RECENT (two counts), got '" + protect + "'");
             }
-            if (n[i] < 0) throw new JacapException("--kv-protect counts must be >= 0, got '" + protect + "'");
+            if (n[i] < 0) {
+                throw new JacapException("--kv-protect counts must be >= 0, got '" + protect + "'");
+            }
         }
         if (spec.toLowerCase(Locale.ROOT).contains("protect_")) {
             throw new JacapException("--kv-protect and the policy's own protect_sinks/protect_recent parameters"
@@ -128,7 +170,9 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
      * head would hold had the prompt's chunks not been evicted ({@code uncompressedLength}).
      */
     public Budget promptBudget(long uncompressedLength) {
-        if (budget == 0) return Budget.ratio(ratio);
+        if (budget == 0) {
+            return Budget.ratio(ratio);
+        }
         long n = Math.min(uncompressedLength, Integer.MAX_VALUE);
         return Budget.kept(Math.min((int) (n * (1.0 - ratio)), budget));
     }
@@ -143,15 +187,21 @@ public record EvictionSettings(EvictionPolicy policy, double ratio, int budget, 
      * plus the slack. The cache is allocated up to this and never beyond.
      */
     public int headCapacity(int kvHeads) {
-        if (budget == 0) throw new JacapException("an unbounded eviction setting has no head capacity");
+        if (budget == 0) {
+            throw new JacapException("an unbounded eviction setting has no head capacity");
+        }
         return policy.allocator().maxKeptPerHead(budget, kvHeads) + slack;
     }
 
     /** E.g. {@code jacap:n_sink=4,tau=10.0,... / uniform, budget 128 + slack 16}. */
     public String describe() {
         StringBuilder b = new StringBuilder(policy.describe());
-        if (ratio > 0) b.append(", ratio ").append(ratio);
-        if (budget > 0) b.append(", budget ").append(budget).append(" + slack ").append(slack);
+        if (ratio > 0) {
+            b.append(", ratio ").append(ratio);
+        }
+        if (budget > 0) {
+            b.append(", budget ").append(budget).append(" + slack ").append(slack);
+        }
         return b.toString();
     }
 }

@@ -13,7 +13,9 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
         implements KvScorer {
 
     public ExpectedAttentionScorer {
-        if (nSink < 0) throw new JacapException("expected: n_sink must be >= 0");
+        if (nSink < 0) {
+            throw new JacapException("expected: n_sink must be >= 0");
+        }
     }
 
     /** The kvpress registry configuration: 4 sinks, ε = 0.01, value norms, full covariance. */
@@ -28,14 +30,16 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
 
     @Override
     public String spec() {
-        return name() + ":n_sink=" + nSink + ",epsilon=" + epsilon + ",use_vnorm=" + useVnorm
-                + ",use_covariance=" + useCovariance;
+        return name() + ":n_sink=" + nSink + ",epsilon=" + epsilon + ",use_vnorm=" + useVnorm + ",use_covariance="
+                + useCovariance;
     }
 
     @Override
     public StatisticsSpec statistics() {
         EnumSet<QueryStatistic> needs = EnumSet.of(QueryStatistic.PRE_ROPE_MEAN);
-        if (useCovariance) needs.add(QueryStatistic.PRE_ROPE_COVARIANCE);
+        if (useCovariance) {
+            needs.add(QueryStatistic.PRE_ROPE_COVARIANCE);
+        }
         return new StatisticsSpec(needs, nSink, 0);
     }
 
@@ -57,7 +61,9 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
             int n = cols.n;
             int m = Math.max(0, n - nSink);
             s[g] = new double[n];
-            if (m == 0) continue;
+            if (m == 0) {
+                continue;
+            }
             double[] prob = new double[m];
             double[] z = new double[m];
             double[] quad = new double[m];
@@ -66,23 +72,35 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
                 stats.meanInto(h, mean);
                 rotation.apply(mean, mu);
                 cols.keyDots(mu, nSink, m, z, 0);
-                for (int i = 0; i < m; i++) z[i] /= sqrtD;
+                for (int i = 0; i < m; i++) {
+                    z[i] /= sqrtD;
+                }
                 if (useCovariance) {
                     stats.covarianceInto(h, cov);
                     rotation.applyToCovariance(cov, covRot);
                     cols.keyQuadraticForms(covRot, nSink, m, quad, partial);
-                    for (int i = 0; i < m; i++) z[i] += quad[i] / (2.0 * d);
+                    for (int i = 0; i < m; i++) {
+                        z[i] += quad[i] / (2.0 * d);
+                    }
                 }
                 if (trace.enabled()) {
                     trace.record("mu_rot", h, mu.clone());
                     trace.record("logits", h, z.clone());
-                    if (useCovariance) trace.record("cov_rot", h, covRot.clone());
+                    if (useCovariance) {
+                        trace.record("cov_rot", h, covRot.clone());
+                    }
                 }
                 SoftmaxRows.softmax(z, m);
-                for (int i = 0; i < m; i++) prob[i] += z[i];
+                for (int i = 0; i < m; i++) {
+                    prob[i] += z[i];
+                }
             }
-            for (int i = 0; i < m; i++) prob[i] /= group;
-            if (trace.enabled()) trace.record("group_prob", g, prob.clone());
+            for (int i = 0; i < m; i++) {
+                prob[i] /= group;
+            }
+            if (trace.enabled()) {
+                trace.record("group_prob", g, prob.clone());
+            }
             double[] vnorm = useVnorm ? cols.valueNormsSquared() : null;
             for (int i = 0; i < m; i++) {
                 s[g][nSink + i] = useVnorm ? (prob[i] + epsilon) * Math.sqrt(vnorm[nSink + i]) : prob[i] + epsilon;

@@ -25,7 +25,9 @@ public record FutureAttentionOracle(FutureAttentionMass mass) implements KvScore
         static FutureAttentionMass fromStatistics(QueryStatistics[] perLayer, int contextLength) {
             return (layer, head) -> {
                 double[] out = new double[contextLength];
-                for (int p = 0; p < contextLength; p++) out[p] = perLayer[layer].attentionReceived(head, p);
+                for (int p = 0; p < contextLength; p++) {
+                    out[p] = perLayer[layer].attentionReceived(head, p);
+                }
                 return out;
             };
         }
@@ -55,13 +57,17 @@ public record FutureAttentionOracle(FutureAttentionMass mass) implements KvScore
             s[g] = new double[rows.length()];
             for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + shape.groupSize(); h++) {
                 double[] received = mass.receivedByPosition(layer.layer(), h);
-                if (received == null) throw new JacapException("oracle: no reference attention for layer " + layer.layer());
+                if (received == null) {
+                    throw new JacapException("oracle: no reference attention for layer " + layer.layer());
+                }
                 for (int i = 0; i < rows.length(); i++) {
                     int p = rows.positions()[i];
                     s[g][i] += p < received.length ? received[p] : 0.0;
                 }
             }
-            for (int i = 0; i < rows.length(); i++) s[g][i] /= shape.groupSize();
+            for (int i = 0; i < rows.length(); i++) {
+                s[g][i] /= shape.groupSize();
+            }
         }
         return s;
     }

@@ -15,7 +15,9 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
         if (!(weights instanceof CapKvScorer || weights instanceof JacapScorer)) {
             throw new JacapException("greedy: weights must come from capkv or jacap");
         }
-        if (maxPicks < 0) throw new JacapException("greedy: max_picks must be >= 0");
+        if (maxPicks < 0) {
+            throw new JacapException("greedy: max_picks must be >= 0");
+        }
     }
 
     @Override
@@ -39,7 +41,9 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
         int hq = shape.queryHeads();
         double[][] w = new double[hq][];
         weights.score(layer, (name, row, values) -> {
-            if (name.equals("w")) w[row] = values;
+            if (name.equals("w")) {
+                w[row] = values;
+            }
         });
         int nSink;
         double sinkBonus;
@@ -65,15 +69,21 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
             int n = cols.n;
             s[g] = new double[n];
             int h0 = shape.firstQueryHead(g);
-            if (w[h0] == null) continue;                       // nothing scored in this head
+            if (w[h0] == null) {
+                continue;
+            } // nothing scored in this head
             int m = w[h0].length;
             int from = n - m;
             double[][] inverse = new double[group][d * d];
             double[][] quad = new double[group][m];
             double[] norms = cols.valueNormsSquared();
             for (int k = 0; k < group; k++) {
-                for (int a = 0; a < d; a++) inverse[k][a * d + a] = 1.0 / ridge;
-                for (int i = 0; i < m; i++) quad[k][i] = norms[from + i] / ridge;
+                for (int a = 0; a < d; a++) {
+                    inverse[k][a * d + a] = 1.0 / ridge;
+                }
+                for (int i = 0; i < m; i++) {
+                    quad[k][i] = norms[from + i] / ridge;
+                }
             }
             boolean[] picked = new boolean[m];
             double[] v = new double[d];
@@ -84,9 +94,13 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
                 int best = -1;
                 double bestGain = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
-                    if (picked[i]) continue;
+                    if (picked[i]) {
+                        continue;
+                    }
                     double gain = 0;
-                    for (int k = 0; k < group; k++) gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
+                    for (int k = 0; k < group; k++) {
+                        gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
+                    }
                     if (gain > bestGain) {
                         bestGain = gain;
                         best = i;
@@ -94,21 +108,33 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
                 }
                 picked[best] = true;
                 s[g][from + best] = 1.0 + (picks - r);
-                for (int a = 0; a < d; a++) v[a] = cols.values[a * n + from + best];
+                for (int a = 0; a < d; a++) {
+                    v[a] = cols.values[a * n + from + best];
+                }
                 for (int k = 0; k < group; k++) {
                     double[] inv = inverse[k];
-                    for (int a = 0; a < d; a++) z[a] = DoubleLanes.dot(inv, a * d, v, 0, d);
+                    for (int a = 0; a < d; a++) {
+                        z[a] = DoubleLanes.dot(inv, a * d, v, 0, d);
+                    }
                     double wj = w[h0 + k][best];
                     double c = wj / (1.0 + wj * quad[k][best]);
                     cols.valueDots(z, from, m, dots, 0);
-                    for (int i = 0; i < m; i++) quad[k][i] -= c * dots[i] * dots[i];
-                    for (int a = 0; a < d; a++) DoubleLanes.axpy(-c * z[a], z, 0, inv, a * d, d);
+                    for (int i = 0; i < m; i++) {
+                        quad[k][i] -= c * dots[i] * dots[i];
+                    }
+                    for (int a = 0; a < d; a++) {
+                        DoubleLanes.axpy(-c * z[a], z, 0, inv, a * d, d);
+                    }
                 }
             }
             for (int i = 0; i < m; i++) {
-                if (picked[i]) continue;
+                if (picked[i]) {
+                    continue;
+                }
                 double gain = 0;
-                for (int k = 0; k < group; k++) gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
+                for (int k = 0; k < group; k++) {
+                    gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
+                }
                 s[g][from + i] = gain / (1.0 + gain);
             }
         }

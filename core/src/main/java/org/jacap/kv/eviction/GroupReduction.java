@@ -17,6 +17,10 @@ public enum GroupReduction {
 
     /** Completes the reduction over {@code groupSize} heads. */
     void finish(double[] into, int from, int to, int groupSize) {
-        if (this == MEAN) for (int i = from; i < to; i++) into[i] /= groupSize;
+        if (this == MEAN) {
+            for (int i = from; i < to; i++) {
+                into[i] /= groupSize;
+            }
+        }
     }
 }

@@ -19,21 +19,27 @@ final class HeadColumns {
     }
 
     static HeadColumns of(KvHeadRows rows) {
-        return new HeadColumns(rows.length(), rows.headDim(), transpose(rows.keys(), rows.length(), rows.headDim()),
+        return new HeadColumns(
+                rows.length(),
+                rows.headDim(),
+                transpose(rows.keys(), rows.length(), rows.headDim()),
                 transpose(rows.values(), rows.length(), rows.headDim()));
     }
 
     /** Keys only, for scorers that never read values ({@link #values} is null). */
     static HeadColumns keysOf(KvHeadRows rows) {
-        return new HeadColumns(rows.length(), rows.headDim(), transpose(rows.keys(), rows.length(), rows.headDim()), null);
+        return new HeadColumns(
+                rows.length(), rows.headDim(), transpose(rows.keys(), rows.length(), rows.headDim()), null);
     }
 
     private static double[] transpose(double[] rowMajor, int n, int d) {
         double[] out = new double[n * d];
-        for (int i0 = 0; i0 < n; i0 += 64) {            // tiles keep both sides in cache
+        for (int i0 = 0; i0 < n; i0 += 64) { // tiles keep both sides in cache
             int i1 = Math.min(n, i0 + 64);
             for (int a = 0; a < d; a++) {
-                for (int i = i0; i < i1; i++) out[a * n + i] = rowMajor[i * d + a];
+                for (int i = i0; i < i1; i++) {
+                    out[a * n + i] = rowMajor[i * d + a];
+                }
             }
         }
         return out;
@@ -51,7 +57,9 @@ final class HeadColumns {
 
     private void dots(double[] cols, double[] vec, int from, int count, double[] out, int outOff) {
         java.util.Arrays.fill(out, outOff, outOff + count, 0.0);
-        for (int a = 0; a < d; a++) DoubleLanes.axpy(vec[a], cols, a * n + from, out, outOff, count);
+        for (int a = 0; a < d; a++) {
+            DoubleLanes.axpy(vec[a], cols, a * n + from, out, outOff, count);
+        }
     }
 
     /**
@@ -63,7 +71,9 @@ final class HeadColumns {
         for (int a = 0; a < d; a++) {
             java.util.Arrays.fill(partial, 0, count, 0.0);
             DoubleLanes.axpy(c[a * d + a], keys, a * n + from, partial, 0, count);
-            for (int b = a + 1; b < d; b++) DoubleLanes.axpy(2.0 * c[a * d + b], keys, b * n + from, partial, 0, count);
+            for (int b = a + 1; b < d; b++) {
+                DoubleLanes.axpy(2.0 * c[a * d + b], keys, b * n + from, partial, 0, count);
+            }
             DoubleLanes.multiplyAdd(keys, a * n + from, partial, 0, out, 0, count);
         }
     }
@@ -80,7 +90,9 @@ final class HeadColumns {
 
     private double[] squaredNorms(double[] cols) {
         double[] out = new double[n];
-        for (int a = 0; a < d; a++) DoubleLanes.multiplyAdd(cols, a * n, cols, a * n, out, 0, n);
+        for (int a = 0; a < d; a++) {
+            DoubleLanes.multiplyAdd(cols, a * n, cols, a * n, out, 0, n);
+        }
         return out;
     }
 }

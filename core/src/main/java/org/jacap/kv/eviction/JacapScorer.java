@@ -12,11 +12,23 @@ import org.jacap.JacapException;
  *
  * @param fullCovariance ablation: Λ = R̄ΣR̄ᵀ with the full query covariance instead of its diagonal
  */
-public record JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD,
-                          boolean fullCovariance, double sinkBonus, CapacityAblation ablation) implements KvScorer {
+public record JacapScorer(
+        int nSink,
+        double tau,
+        double epsilon,
+        boolean normalize,
+        boolean divideByD,
+        boolean fullCovariance,
+        double sinkBonus,
+        CapacityAblation ablation)
+        implements KvScorer {
     public JacapScorer {
-        if (nSink < 0 || !(tau > 0)) throw new JacapException("jacap: needs n_sink >= 0 and tau > 0");
-        if (ablation == null) ablation = CapacityAblation.DEFAULT;
+        if (nSink < 0 || !(tau > 0)) {
+            throw new JacapException("jacap: needs n_sink >= 0 and tau > 0");
+        }
+        if (ablation == null) {
+            ablation = CapacityAblation.DEFAULT;
+        }
     }
 
     /** The reconstruction with the given parameters: diagonal Λ, no other ablation. */
@@ -48,8 +60,12 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
 
     @Override
     public StatisticsSpec statistics() {
-        return new StatisticsSpec(EnumSet.of(QueryStatistic.PRE_ROPE_MEAN,
-                fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE), nSink, 0);
+        return new StatisticsSpec(
+                EnumSet.of(
+                        QueryStatistic.PRE_ROPE_MEAN,
+                        fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE),
+                nSink,
+                0);
     }
 
     @Override
@@ -72,7 +88,9 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
             int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
             int m = n - from;
             s[g] = new double[n];
-            if (m == 0) continue;
+            if (m == 0) {
+                continue;
+            }
             double[] logAlpha = new double[m];
             double[] kappa = new double[m];
             double[] scratch = new double[m];
@@ -98,9 +116,13 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
                     maxZ = Math.max(maxZ, logAlpha[i]);
                 }
                 double sum = 0;
-                for (int i = 0; i < m; i++) sum += Math.exp(logAlpha[i] - maxZ);
+                for (int i = 0; i < m; i++) {
+                    sum += Math.exp(logAlpha[i] - maxZ);
+                }
                 double logSumExp = maxZ + Math.log(sum);
-                for (int i = 0; i < m; i++) logAlpha[i] -= logSumExp;
+                for (int i = 0; i < m; i++) {
+                    logAlpha[i] -= logSumExp;
+                }
                 double maxLogW = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
                     double la = logAlpha[i];
@@ -109,7 +131,9 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
                 }
                 // all weights 0 (one scored entry, or κ ≡ 0): nothing to normalise
                 double shift = normalize && maxLogW > Double.NEGATIVE_INFINITY ? maxLogW : 0.0;
-                for (int i = 0; i < m; i++) w[i] = Math.exp(w[i] - shift);
+                for (int i = 0; i < m; i++) {
+                    w[i] = Math.exp(w[i] - shift);
+                }
                 LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
@@ -119,7 +143,9 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) lev[i] *= w[i];          // s = w·ℓ
+                for (int i = 0; i < m; i++) {
+                    lev[i] *= w[i];
+                } // s = w·ℓ
                 ablation.group().accumulate(s[g], lev, from, n, h - h0);
             }
             ablation.group().finish(s[g], from, n, group);
@@ -129,8 +155,8 @@ public record JacapScorer(int nSink, double tau, double epsilon, boolean normali
     }
 
     /** {@code κ_i = Σ_a Λ_a k_{i,a}²}: the variance of entry i's logit under the query prior. */
-    private static void logitVariances(HeadColumns cols, double[] lambda, int from, int m, double[] kappa,
-                                       double[] scaledKey) {
+    private static void logitVariances(
+            HeadColumns cols, double[] lambda, int from, int m, double[] kappa, double[] scaledKey) {
         java.util.Arrays.fill(kappa, 0, m, 0.0);
         for (int a = 0; a < cols.d; a++) {
             int off = a * cols.n + from;

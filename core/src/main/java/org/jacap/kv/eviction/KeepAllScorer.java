@@ -20,7 +20,9 @@ public record KeepAllScorer() implements KvScorer {
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
         double[][] s = new double[layer.heads().length][];
-        for (int g = 0; g < s.length; g++) s[g] = new double[layer.head(g).length()];
+        for (int g = 0; g < s.length; g++) {
+            s[g] = new double[layer.head(g).length()];
+        }
         return s;
     }
 }

@@ -21,14 +21,18 @@ public record KeptEntries(int[][] perHead) {
     public static int compactRows(float[] rows, int rowLength, int[] keptAscending) {
         for (int j = 0; j < keptAscending.length; j++) {
             int i = keptAscending[j];
-            if (i != j) System.arraycopy(rows, i * rowLength, rows, j * rowLength, rowLength);
+            if (i != j) {
+                System.arraycopy(rows, i * rowLength, rows, j * rowLength, rowLength);
+            }
         }
         return keptAscending.length;
     }
 
     /** Compacts positions (or any per-entry int) in place; returns the new entry count. */
     public static int compact(int[] perEntry, int[] keptAscending) {
-        for (int j = 0; j < keptAscending.length; j++) perEntry[j] = perEntry[keptAscending[j]];
+        for (int j = 0; j < keptAscending.length; j++) {
+            perEntry[j] = perEntry[keptAscending[j]];
+        }
         return keptAscending.length;
     }
 }

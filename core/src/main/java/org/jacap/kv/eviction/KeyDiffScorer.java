@@ -40,14 +40,20 @@ public record KeyDiffScorer(double normalizeEps, double cosineEps) implements Kv
             double[] anchor = new double[d];
             for (int a = 0; a < d; a++) {
                 double sum = 0;
-                for (int i = 0; i < n; i++) sum += cols.keys[a * n + i] / clamped[i];
+                for (int i = 0; i < n; i++) {
+                    sum += cols.keys[a * n + i] / clamped[i];
+                }
                 anchor[a] = sum / n;
             }
             double anchorNorm = Math.sqrt(DoubleLanes.dotScalar(anchor, 0, anchor, 0, d));
-            if (trace.enabled()) trace.record("anchor", g, anchor.clone());
+            if (trace.enabled()) {
+                trace.record("anchor", g, anchor.clone());
+            }
             double[] dots = new double[n];
             cols.keyDots(anchor, 0, n, dots, 0);
-            for (int i = 0; i < n; i++) dots[i] = -dots[i] / Math.max(norms[i] * anchorNorm, cosineEps);
+            for (int i = 0; i < n; i++) {
+                dots[i] = -dots[i] / Math.max(norms[i] * anchorNorm, cosineEps);
+            }
             s[g] = dots;
         }
         return s;

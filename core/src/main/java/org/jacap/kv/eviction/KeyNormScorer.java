@@ -22,7 +22,9 @@ public record KeyNormScorer() implements KvScorer {
         double[][] s = new double[layer.heads().length][];
         for (int g = 0; g < s.length; g++) {
             double[] sq = HeadColumns.keysOf(layer.head(g)).keyNormsSquared();
-            for (int i = 0; i < sq.length; i++) sq[i] = -Math.sqrt(sq[i]);
+            for (int i = 0; i < sq.length; i++) {
+                sq[i] = -Math.sqrt(sq[i]);
+            }
             s[g] = sq;
         }
         return s;

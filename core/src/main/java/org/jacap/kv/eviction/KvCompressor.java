@@ -37,6 +37,7 @@ public final class KvCompressor {
     private final int futurePositions;
     /** The first layer with the same RoPE as layer l: R̄ is computed once per group and event. */
     private final int[] ropeGroup;
+
     private final AveragedRotation[] rotation;
     private final long[] rotationAt;
     private final QueryStatistics[] noStatistics;
@@ -47,8 +48,12 @@ public final class KvCompressor {
     private long entriesEvicted;
 
     public KvCompressor(List<LayerGeometry> layers, EvictionPolicy policy, int futurePositions) {
-        if (layers.isEmpty()) throw new JacapException("no layers to compress");
-        if (futurePositions < 1) throw new JacapException("future positions must be >= 1, got " + futurePositions);
+        if (layers.isEmpty()) {
+            throw new JacapException("no layers to compress");
+        }
+        if (futurePositions < 1) {
+            throw new JacapException("future positions must be >= 1, got " + futurePositions);
+        }
         this.layers = List.copyOf(layers);
         this.policy = policy;
         this.futurePositions = futurePositions;
@@ -94,8 +99,8 @@ public final class KvCompressor {
     }
 
     /** The same with an explicit observer (e.g. a copy, when several policies share one prefill). */
-    public static CompressionResult compress(Model model, InferenceState state, EvictionObserver observer,
-                                             EvictionPolicy policy, Budget budget) {
+    public static CompressionResult compress(
+            Model model, InferenceState state, EvictionObserver observer, EvictionPolicy policy, Budget budget) {
         if (observer != null && !observer.spec().covers(policy.statistics())) {
             throw new JacapException("the observer gathered " + observer.spec() + ", but policy '"
                     + policy.scorer().name() + "' needs " + policy.statistics());
@@ -145,8 +150,13 @@ public final class KvCompressor {
             compressLayer(cache, l, statistics(observer, l), nextPosition, budget);
         }
         long after = entries(cache);
-        return new CompressionResult(before, after, cache.bytesInUse(), cache.bytesAllocated(),
-                scoringNanos - scoring0, System.nanoTime() - t0);
+        return new CompressionResult(
+                before,
+                after,
+                cache.bytesInUse(),
+                cache.bytesAllocated(),
+                scoringNanos - scoring0,
+                System.nanoTime() - t0);
     }
 
     /**
@@ -158,7 +168,9 @@ public final class KvCompressor {
         LayerGeometry geometry = layers.get(layer);
         AttentionShape shape = geometry.shape();
         checkCache(cache, shape);
-        if (stats == null) stats = emptyStatistics(layer);
+        if (stats == null) {
+            stats = emptyStatistics(layer);
+        }
         int hkv = shape.kvHeads();
         int removed = dropDeadEntries(cache, layer, geometry, stats, nextPosition);
         boolean evicts = false;
@@ -169,7 +181,8 @@ public final class KvCompressor {
         if (evicts) {
             KvHeadRows[] heads = snapshot(cache, layer, shape);
             AveragedRotation rbar = futureRotation(layer, nextPosition);
-            KeptEntries kept = policy.select(new LayerSnapshot(layer, layers.size(), shape, heads, rbar, stats), budget);
+            KeptEntries kept =
+                    policy.select(new LayerSnapshot(layer, layers.size(), shape, heads, rbar, stats), budget);
             for (int g = 0; g < hkv; g++) {
                 int[] k = kept.kept(g);
                 removed += cache.length(layer, g) - k.length;
@@ -184,19 +197,27 @@ public final class KvCompressor {
     }
 
     /** Entries of a sliding-window layer that no query at nextPosition or later can attend to. */
-    private static int dropDeadEntries(KvCache cache, int layer, LayerGeometry geometry, QueryStatistics stats,
-                                       long nextPosition) {
-        if (!geometry.isSliding()) return 0;
+    private static int dropDeadEntries(
+            KvCache cache, int layer, LayerGeometry geometry, QueryStatistics stats, long nextPosition) {
+        if (!geometry.isSliding()) {
+            return 0;
+        }
         long firstLive = geometry.firstLivePosition(nextPosition);
         int removed = 0;
         for (int g = 0; g < geometry.shape().kvHeads(); g++) {
             int n = cache.length(layer, g);
             int[] positions = cache.positions(layer, g);
             int first = 0;
-            while (first < n && positions[first] < firstLive) first++;
-            if (first == 0) continue;
+            while (first < n && positions[first] < firstLive) {
+                first++;
+            }
+            if (first == 0) {
+                continue;
+            }
             int[] keep = new int[n - first];
-            for (int j = 0; j < keep.length; j++) keep[j] = first + j;
+            for (int j = 0; j < keep.length; j++) {
+                keep[j] = first + j;
+            }
             cache.retain(layer, g, keep);
             stats.retainEntries(g, keep);
             removed += first;
@@ -244,10 +265,12 @@ public final class KvCompressor {
     }
 
     private QueryStatistics statistics(EvictionObserver observer, int layer) {
-        if (observer == null) return null;
+        if (observer == null) {
+            return null;
+        }
         if (observer.layers() != layers.size()) {
-            throw new JacapException("the observer watches " + observer.layers() + " layers, the model has "
-                    + layers.size());
+            throw new JacapException(
+                    "the observer watches " + observer.layers() + " layers, the model has " + layers.size());
         }
         return observer.statistics(layer);
     }
@@ -264,22 +287,25 @@ public final class KvCompressor {
     }
 
     private void checkCache(KvCache cache, AttentionShape shape) {
-        if (cache.layers() != layers.size() || cache.kvHeads() != shape.kvHeads()
+        if (cache.layers() != layers.size()
+                || cache.kvHeads() != shape.kvHeads()
                 || cache.keyDim() != shape.headDim()) {
             throw new JacapException("KV cache of " + cache.layers() + " layers x " + cache.kvHeads() + " heads x "
                     + cache.keyDim() + " does not match the model's " + layers.size() + " x " + shape.kvHeads()
                     + " x " + shape.headDim());
         }
         if (cache.valueDim() != cache.keyDim()) {
-            throw new JacapException("KV eviction needs equal key and value head sizes, got " + cache.keyDim()
-                    + " and " + cache.valueDim());
+            throw new JacapException("KV eviction needs equal key and value head sizes, got " + cache.keyDim() + " and "
+                    + cache.valueDim());
         }
     }
 
     private static long entries(KvCache cache) {
         long n = 0;
         for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) n += cache.length(l, g);
+            for (int g = 0; g < cache.kvHeads(); g++) {
+                n += cache.length(l, g);
+            }
         }
         return n;
     }

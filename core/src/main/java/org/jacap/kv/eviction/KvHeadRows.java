@@ -9,8 +9,11 @@ import org.jacap.JacapException;
  */
 public record KvHeadRows(int length, int headDim, double[] keys, double[] values, int[] positions) {
     public KvHeadRows {
-        if (length < 0 || headDim <= 0 || keys.length < (long) length * headDim
-                || values.length < (long) length * headDim || positions.length < length) {
+        if (length < 0
+                || headDim <= 0
+                || keys.length < (long) length * headDim
+                || values.length < (long) length * headDim
+                || positions.length < length) {
             throw new JacapException("KV head rows too short for " + length + " entries of dim " + headDim);
         }
     }
@@ -47,7 +50,11 @@ public record KvHeadRows(int length, int headDim, double[] keys, double[] values
         int hi = length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (positions[mid] < position) lo = mid + 1; else hi = mid;
+            if (positions[mid] < position) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
         return lo;
     }

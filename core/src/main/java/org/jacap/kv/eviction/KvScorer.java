@@ -7,9 +7,20 @@ package org.jacap.kv.eviction;
  * unprotected score of the layer.
  */
 public sealed interface KvScorer
-        permits KeepAllScorer, RandomScorer, StreamingScorer, KeyNormScorer, KeyDiffScorer, SnapKvScorer,
-        TovaScorer, ObservedAttentionScorer, ExpectedAttentionScorer, CapKvScorer, JacapScorer,
-        FutureAttentionOracle, ProtectedScorer, GreedyLogDetScorer {
+        permits KeepAllScorer,
+                RandomScorer,
+                StreamingScorer,
+                KeyNormScorer,
+                KeyDiffScorer,
+                SnapKvScorer,
+                TovaScorer,
+                ObservedAttentionScorer,
+                ExpectedAttentionScorer,
+                CapKvScorer,
+                JacapScorer,
+                FutureAttentionOracle,
+                ProtectedScorer,
+                GreedyLogDetScorer {
 
     /** Registry name, e.g. {@code "capkv"}. */
     String name();

@@ -21,10 +21,12 @@ import org.jacap.simd.Rope;
 public record LayerGeometry(AttentionShape shape, RopeLayout ropeLayout, double[] invFreq, int slidingWindow) {
     public LayerGeometry {
         if (invFreq.length == 0 || 2 * invFreq.length > shape.headDim()) {
-            throw new JacapException("a layer needs 1.." + shape.headDim() / 2 + " RoPE frequencies, got "
-                    + invFreq.length);
+            throw new JacapException(
+                    "a layer needs 1.." + shape.headDim() / 2 + " RoPE frequencies, got " + invFreq.length);
         }
-        if (slidingWindow < 0) throw new JacapException("sliding window must be >= 0, got " + slidingWindow);
+        if (slidingWindow < 0) {
+            throw new JacapException("sliding window must be >= 0, got " + slidingWindow);
+        }
         invFreq = invFreq.clone();
     }
 
@@ -40,14 +42,17 @@ public record LayerGeometry(AttentionShape shape, RopeLayout ropeLayout, double[
     public static List<LayerGeometry> of(ModelConfig config, float[] ropeFactors) {
         List<LayerGeometry> out = new ArrayList<>(config.blockCount());
         for (LayerConfig l : config.layers()) {
-            Rope rope = new Rope(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), ropeFactors,
-                    l.ropeLayout());
+            Rope rope = new Rope(
+                    l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), ropeFactors, l.ropeLayout());
             RopeLayout layout = switch (l.ropeLayout()) {
                 case NORMAL -> RopeLayout.NORMAL;
                 case NEOX -> RopeLayout.NEOX;
             };
-            out.add(new LayerGeometry(new AttentionShape(l.headCount(), l.headCountKv(), l.keyLength()), layout,
-                    rope.invFreq(), l.slidingWindow()));
+            out.add(new LayerGeometry(
+                    new AttentionShape(l.headCount(), l.headCountKv(), l.keyLength()),
+                    layout,
+                    rope.invFreq(),
+                    l.slidingWindow()));
         }
         return out;
     }
@@ -76,7 +81,8 @@ public record LayerGeometry(AttentionShape shape, RopeLayout ropeLayout, double[
 
     /** Whether two layers rotate identically (their R̄ can be shared within one eviction event). */
     public boolean sameRope(LayerGeometry other) {
-        return ropeLayout == other.ropeLayout && shape.headDim() == other.shape.headDim()
+        return ropeLayout == other.ropeLayout
+                && shape.headDim() == other.shape.headDim()
                 && java.util.Arrays.equals(invFreq, other.invFreq);
     }
 }

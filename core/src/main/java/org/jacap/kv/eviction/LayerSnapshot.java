@@ -12,8 +12,13 @@ import org.jacap.JacapException;
  *                       for policies that do not use it. Shared by all layers of one event.
  * @param queries        statistics the forward pass gathered for this layer
  */
-public record LayerSnapshot(int layer, int layerCount, AttentionShape shape, KvHeadRows[] heads,
-                            AveragedRotation futureRotation, QueryStatistics queries) {
+public record LayerSnapshot(
+        int layer,
+        int layerCount,
+        AttentionShape shape,
+        KvHeadRows[] heads,
+        AveragedRotation futureRotation,
+        QueryStatistics queries) {
     public LayerSnapshot {
         if (heads.length != shape.kvHeads()) {
             throw new JacapException("snapshot has " + heads.length + " KV heads, shape says " + shape.kvHeads());

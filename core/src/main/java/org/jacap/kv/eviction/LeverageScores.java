@@ -13,18 +13,28 @@ public final class LeverageScores {
     /** Tokens per forward-substitution block: d×256 doubles stay in L2. */
     private static final int TOKEN_BLOCK = 256;
 
-    private LeverageScores() {
-    }
+    private LeverageScores() {}
 
     /**
      * Leverage of tokens {@code from .. from+count-1} of column-major values (coordinate a of
      * token i at {@code columns[a*stride + i]}), with weights {@code weights[weightOffset + i]}.
      * Writes {@code ℓ} to {@code out[outOffset + i]}. {@code ridge} is λ (> 0).
      */
-    public static void ridgeLeverage(double[] columns, int stride, int from, int count, int dim,
-                                     double[] weights, int weightOffset, double epsilon, double ridge,
-                                     double[] out, int outOffset) {
-        if (!(ridge > 0)) throw new JacapException("leverage ridge must be > 0, got " + ridge);
+    public static void ridgeLeverage(
+            double[] columns,
+            int stride,
+            int from,
+            int count,
+            int dim,
+            double[] weights,
+            int weightOffset,
+            double epsilon,
+            double ridge,
+            double[] out,
+            int outOffset) {
+        if (!(ridge > 0)) {
+            throw new JacapException("leverage ridge must be > 0, got " + ridge);
+        }
         double[] lower = choleskyOfCapacity(columns, stride, from, count, dim, weights, weightOffset, epsilon, ridge);
         Arrays.fill(out, outOffset, outOffset + count, 0.0);
         double[] y = new double[dim * Math.min(TOKEN_BLOCK, Math.max(count, 1))];
@@ -36,10 +46,23 @@ public final class LeverageScores {
                 int k = 0;
                 for (; k + 4 <= j; k += 4) {
                     int row = j * dim + k;
-                    DoubleLanes.axpy4(-lower[row], -lower[row + 1], -lower[row + 2], -lower[row + 3],
-                            y, k * len, (k + 1) * len, (k + 2) * len, (k + 3) * len, y, j * len, len);
+                    DoubleLanes.axpy4(
+                            -lower[row],
+                            -lower[row + 1],
+                            -lower[row + 2],
+                            -lower[row + 3],
+                            y,
+                            k * len,
+                            (k + 1) * len,
+                            (k + 2) * len,
+                            (k + 3) * len,
+                            y,
+                            j * len,
+                            len);
                 }
-                for (; k < j; k++) DoubleLanes.axpy(-lower[j * dim + k], y, k * len, y, j * len, len);
+                for (; k < j; k++) {
+                    DoubleLanes.axpy(-lower[j * dim + k], y, k * len, y, j * len, len);
+                }
                 DoubleLanes.divide(y, j * len, lower[j * dim + j], len);
                 DoubleLanes.multiplyAdd(y, j * len, y, j * len, out, outOffset + start, len);
             }
@@ -56,29 +79,49 @@ public final class LeverageScores {
         int m = rows.length;
         int d = m == 0 ? 0 : rows[0].length;
         double[] cols = new double[m * d];
-        for (int i = 0; i < m; i++) for (int a = 0; a < d; a++) cols[a * m + i] = rows[i][a];
+        for (int i = 0; i < m; i++) {
+            for (int a = 0; a < d; a++) {
+                cols[a * m + i] = rows[i][a];
+            }
+        }
         double[] out = new double[m];
-        if (m > 0) ridgeLeverage(cols, m, 0, m, d, weights, 0, epsilon, ridge, out, 0);
+        if (m > 0) {
+            ridgeLeverage(cols, m, 0, m, d, weights, 0, epsilon, ridge, out, 0);
+        }
         return out;
     }
 
     /** L (row-major, lower) with {@code LLᵀ = λI + Σ (w_i + ε) v_i v_iᵀ}. */
-    static double[] choleskyOfCapacity(double[] columns, int stride, int from, int count, int dim,
-                                       double[] weights, int weightOffset, double epsilon, double ridge) {
+    static double[] choleskyOfCapacity(
+            double[] columns,
+            int stride,
+            int from,
+            int count,
+            int dim,
+            double[] weights,
+            int weightOffset,
+            double epsilon,
+            double ridge) {
         double[] a = new double[dim * dim];
         double[] scaled = new double[count];
         double[] four = new double[4];
         for (int r = 0; r < dim; r++) {
             int base = r * stride + from;
-            for (int i = 0; i < count; i++) scaled[i] = (weights[weightOffset + i] + epsilon) * columns[base + i];
+            for (int i = 0; i < count; i++) {
+                scaled[i] = (weights[weightOffset + i] + epsilon) * columns[base + i];
+            }
             int c = r;
             for (; c + 4 <= dim; c += 4) {
                 int base0 = c * stride + from;
-                DoubleLanes.dot4(scaled, 0, columns, base0, base0 + stride, base0 + 2 * stride, base0 + 3 * stride,
-                        count, four);
-                for (int t = 0; t < 4; t++) a[r * dim + c + t] = four[t];
+                DoubleLanes.dot4(
+                        scaled, 0, columns, base0, base0 + stride, base0 + 2 * stride, base0 + 3 * stride, count, four);
+                for (int t = 0; t < 4; t++) {
+                    a[r * dim + c + t] = four[t];
+                }
             }
-            for (; c < dim; c++) a[r * dim + c] = DoubleLanes.dot(scaled, 0, columns, c * stride + from, count);
+            for (; c < dim; c++) {
+                a[r * dim + c] = DoubleLanes.dot(scaled, 0, columns, c * stride + from, count);
+            }
             a[r * dim + r] += ridge;
         }
         return choleskyInPlace(a, dim);
@@ -99,7 +142,11 @@ public final class LeverageScores {
             }
             a[j * dim + j] = ljj;
         }
-        for (int j = 0; j < dim; j++) for (int i = j + 1; i < dim; i++) a[j * dim + i] = 0.0;
+        for (int j = 0; j < dim; j++) {
+            for (int i = j + 1; i < dim; i++) {
+                a[j * dim + i] = 0.0;
+            }
+        }
         return a;
     }
 }

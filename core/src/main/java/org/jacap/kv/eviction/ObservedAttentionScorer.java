@@ -36,9 +36,13 @@ public record ObservedAttentionScorer() implements KvScorer {
                     perHead[i] = seen == 0 ? 0.0 : stats.attentionReceived(h, i) / seen;
                     s[g][i] += perHead[i];
                 }
-                if (trace.enabled()) trace.record("per_head", h, perHead.clone());
+                if (trace.enabled()) {
+                    trace.record("per_head", h, perHead.clone());
+                }
             }
-            for (int i = 0; i < n; i++) s[g][i] /= shape.groupSize();
+            for (int i = 0; i < n; i++) {
+                s[g][i] /= shape.groupSize();
+            }
         }
         return s;
     }

@@ -13,7 +13,9 @@ public record ProtectedScorer(KvScorer base, int sinks, int recent) implements K
         if (base == null || base instanceof KeepAllScorer || base instanceof ProtectedScorer) {
             throw new JacapException("protection wraps one evicting scorer");
         }
-        if (sinks < 0 || recent < 0) throw new JacapException("protect_sinks and protect_recent must be >= 0");
+        if (sinks < 0 || recent < 0) {
+            throw new JacapException("protect_sinks and protect_recent must be >= 0");
+        }
     }
 
     @Override
@@ -38,15 +40,23 @@ public record ProtectedScorer(KvScorer base, int sinks, int recent) implements K
         double max = Double.NEGATIVE_INFINITY;
         for (double[] row : s) {
             int end = Math.max(Math.min(sinks, row.length), row.length - recent);
-            for (int i = Math.min(sinks, row.length); i < end; i++) max = Math.max(max, row[i]);
+            for (int i = Math.min(sinks, row.length); i < end; i++) {
+                max = Math.max(max, row[i]);
+            }
         }
-        if (max == Double.NEGATIVE_INFINITY) max = 0.0;
+        if (max == Double.NEGATIVE_INFINITY) {
+            max = 0.0;
+        }
         int total = sinks + recent;
         for (double[] row : s) {
             int n = row.length;
             int sinkCount = Math.min(sinks, n);
-            for (int i = 0; i < sinkCount; i++) row[i] = max + (total - i);
-            for (int j = 0; j < Math.min(recent, n - sinkCount); j++) row[n - 1 - j] = max + (total - sinks - j);
+            for (int i = 0; i < sinkCount; i++) {
+                row[i] = max + (total - i);
+            }
+            for (int j = 0; j < Math.min(recent, n - sinkCount); j++) {
+                row[n - 1 - j] = max + (total - sinks - j);
+            }
         }
         return s;
     }

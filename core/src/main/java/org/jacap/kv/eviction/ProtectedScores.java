@@ -2,8 +2,7 @@ package org.jacap.kv.eviction;
 
 /** Writes protected-entry scores as the priority order {@code max + (N_prot − q)}. */
 final class ProtectedScores {
-    private ProtectedScores() {
-    }
+    private ProtectedScores() {}
 
     /**
      * Sinks {@code i < nSink} score {@code max + (bonus + nSink − 1 − i)}, lowest position first;
@@ -12,7 +11,9 @@ final class ProtectedScores {
     static void protectSinks(double[][] scores, int nSink, double bonus) {
         double max = maxOutside(scores, nSink, null);
         for (double[] row : scores) {
-            for (int i = 0; i < Math.min(nSink, row.length); i++) row[i] = max + (bonus + (nSink - 1 - i));
+            for (int i = 0; i < Math.min(nSink, row.length); i++) {
+                row[i] = max + (bonus + (nSink - 1 - i));
+            }
         }
     }
 
@@ -23,7 +24,9 @@ final class ProtectedScores {
     static void protectRecent(double[][] scores, int[] windowStart) {
         double max = maxOutside(scores, 0, windowStart);
         for (int g = 0; g < scores.length; g++) {
-            for (int i = windowStart[g]; i < scores[g].length; i++) scores[g][i] = max + (i - windowStart[g] + 1);
+            for (int i = windowStart[g]; i < scores[g].length; i++) {
+                scores[g][i] = max + (i - windowStart[g] + 1);
+            }
         }
     }
 
@@ -31,7 +34,9 @@ final class ProtectedScores {
         double max = Double.NEGATIVE_INFINITY;
         for (int g = 0; g < scores.length; g++) {
             int end = until == null ? scores[g].length : until[g];
-            for (int i = from; i < end; i++) max = Math.max(max, scores[g][i]);
+            for (int i = from; i < end; i++) {
+                max = Math.max(max, scores[g][i]);
+            }
         }
         return max == Double.NEGATIVE_INFINITY ? 0.0 : max;
     }

@@ -12,12 +12,13 @@ public record PyramidKvAllocator(int windowSize, double beta) implements BudgetA
     public static final double DEFAULT_BETA = 20;
 
     public PyramidKvAllocator {
-        if (windowSize < 0 || !(beta > 0)) throw new JacapException("pyramid: needs window >= 0 and beta > 0");
+        if (windowSize < 0 || !(beta > 0)) {
+            throw new JacapException("pyramid: needs window >= 0 and beta > 0");
+        }
     }
 
     /** One layer's count and which branch produced it. */
-    public record LayerBudget(int count, boolean fallback, boolean clipped, double min, double max) {
-    }
+    public record LayerBudget(int count, boolean fallback, boolean clipped, double min, double max) {}
 
     @Override
     public String name() {
@@ -33,7 +34,8 @@ public record PyramidKvAllocator(int windowSize, double beta) implements BudgetA
      * The kvpress computation, in double and in this order; rounding is half-to-even
      * ({@code Math.rint}, as Python's round). A single-layer model takes the fallback.
      */
-    public static LayerBudget layerBudget(int n, double target, int windowSize, double beta, int layerCount, int layer) {
+    public static LayerBudget layerBudget(
+            int n, double target, int windowSize, double beta, int layerCount, int layer) {
         double w = windowSize;
         double mcp = w + target;
         double min = (mcp - w) / beta;
@@ -65,7 +67,8 @@ public record PyramidKvAllocator(int windowSize, double beta) implements BudgetA
         int[][] kept = new int[scores.length][];
         for (int g = 0; g < scores.length; g++) {
             int n = scores[g].length;
-            kept[g] = TopK.top(scores[g], layerBudget(n, budget, layerCount, layer).count());
+            kept[g] = TopK.top(
+                    scores[g], layerBudget(n, budget, layerCount, layer).count());
         }
         return kept;
     }

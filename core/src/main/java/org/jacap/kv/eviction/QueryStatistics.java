@@ -18,20 +18,21 @@ public final class QueryStatistics {
     private final int d;
     /** {@code spec.needsMoments()} and its first position, read once: observe calls run per token and head. */
     private final boolean moments;
+
     private final int momentsFrom;
 
     private final long[] momentCount;
     private final double[][] mean;
-    private final double[][] m2;          // Σ (x_a − mean_a)² per dimension
-    private final double[][] comoment;    // Σ (x − mean)(x − mean)ᵀ, upper triangle, row-major d×d
-    private final double[][] scratch;     // per head: the float query widened, then the old deltas
+    private final double[][] m2; // Σ (x_a − mean_a)² per dimension
+    private final double[][] comoment; // Σ (x − mean)(x − mean)ᵀ, upper triangle, row-major d×d
+    private final double[][] scratch; // per head: the float query widened, then the old deltas
 
-    private final double[][] recent;      // ring of w rows per head
+    private final double[][] recent; // ring of w rows per head
     private final int[][] recentPositions;
     private final long[] recentTotal;
 
-    private final double[][] received;    // attention summed per cache entry
-    private final int[][] seenBy;         // number of queries whose softmax covered the entry
+    private final double[][] received; // attention summed per cache entry
+    private final int[][] seenBy; // number of queries whose softmax covered the entry
     private final int[] entries;
 
     public QueryStatistics(AttentionShape shape, StatisticsSpec spec) {
@@ -69,11 +70,15 @@ public final class QueryStatistics {
         scratch = new double[src.scratch.length][2 * d];
         recent = deepCopy(src.recent);
         recentPositions = new int[src.recentPositions.length][];
-        for (int h = 0; h < recentPositions.length; h++) recentPositions[h] = src.recentPositions[h].clone();
+        for (int h = 0; h < recentPositions.length; h++) {
+            recentPositions[h] = src.recentPositions[h].clone();
+        }
         recentTotal = src.recentTotal.clone();
         received = deepCopy(src.received);
         seenBy = new int[src.seenBy.length][];
-        for (int h = 0; h < seenBy.length; h++) seenBy[h] = src.seenBy[h].clone();
+        for (int h = 0; h < seenBy.length; h++) {
+            seenBy[h] = src.seenBy[h].clone();
+        }
         entries = src.entries.clone();
     }
 
@@ -87,7 +92,9 @@ public final class QueryStatistics {
 
     private static double[][] deepCopy(double[][] a) {
         double[][] c = new double[a.length][];
-        for (int i = 0; i < a.length; i++) c[i] = a[i].clone();
+        for (int i = 0; i < a.length; i++) {
+            c[i] = a[i].clone();
+        }
         return c;
     }
 
@@ -107,15 +114,21 @@ public final class QueryStatistics {
 
     /** A pre-RoPE query (after q_norm, no 1/√d) of {@code queryHead} at {@code position}. */
     public void observePreRope(int queryHead, int position, float[] q, int offset) {
-        if (!moments || position < momentsFrom) return;
+        if (!moments || position < momentsFrom) {
+            return;
+        }
         double[] x = scratch[queryHead];
-        for (int a = 0; a < d; a++) x[a] = q[offset + a];
+        for (int a = 0; a < d; a++) {
+            x[a] = q[offset + a];
+        }
         addMoment(queryHead, x, 0);
     }
 
     /** Double twin of {@link #observePreRope(int, int, float[], int)}. */
     public void observePreRope(int queryHead, int position, double[] q, int offset) {
-        if (!moments || position < momentsFrom) return;
+        if (!moments || position < momentsFrom) {
+            return;
+        }
         addMoment(queryHead, q, offset);
     }
 
@@ -125,44 +138,70 @@ public final class QueryStatistics {
      * position are skipped), in two passes: e.g. the decoding window kept by the engine.
      */
     public void replaceMoments(int queryHead, float[] data, int offset, int stride, int[] positions, int count) {
-        if (!moments) return;
+        if (!moments) {
+            return;
+        }
         int h = queryHead;
         double[] mu = mean[h];
         java.util.Arrays.fill(mu, 0);
         long k = 0;
         for (int r = 0; r < count; r++) {
-            if (positions[r] < momentsFrom) continue;
+            if (positions[r] < momentsFrom) {
+                continue;
+            }
             k++;
             int base = offset + r * stride;
-            for (int a = 0; a < d; a++) mu[a] += data[base + a];
+            for (int a = 0; a < d; a++) {
+                mu[a] += data[base + a];
+            }
         }
         momentCount[h] = k;
         if (k == 0) {
-            if (m2.length > 0) java.util.Arrays.fill(m2[h], 0);
-            if (comoment.length > 0) java.util.Arrays.fill(comoment[h], 0);
+            if (m2.length > 0) {
+                java.util.Arrays.fill(m2[h], 0);
+            }
+            if (comoment.length > 0) {
+                java.util.Arrays.fill(comoment[h], 0);
+            }
             return;
         }
-        for (int a = 0; a < d; a++) mu[a] /= k;
+        for (int a = 0; a < d; a++) {
+            mu[a] /= k;
+        }
         boolean variance = m2.length > 0;
         boolean covariance = comoment.length > 0;
-        if (!variance && !covariance) return;
-        if (variance) java.util.Arrays.fill(m2[h], 0);
-        if (covariance) java.util.Arrays.fill(comoment[h], 0);
+        if (!variance && !covariance) {
+            return;
+        }
+        if (variance) {
+            java.util.Arrays.fill(m2[h], 0);
+        }
+        if (covariance) {
+            java.util.Arrays.fill(comoment[h], 0);
+        }
         double[] delta = scratch[h];
         for (int r = 0; r < count; r++) {
-            if (positions[r] < momentsFrom) continue;
+            if (positions[r] < momentsFrom) {
+                continue;
+            }
             int base = offset + r * stride;
-            for (int a = 0; a < d; a++) delta[a] = data[base + a] - mu[a];
+            for (int a = 0; a < d; a++) {
+                delta[a] = data[base + a] - mu[a];
+            }
             if (variance) {
                 double[] v = m2[h];
-                for (int a = 0; a < d; a++) v[a] += delta[a] * delta[a];
+                for (int a = 0; a < d; a++) {
+                    v[a] += delta[a] * delta[a];
+                }
             }
             if (covariance) {
                 double[] c = comoment[h];
                 for (int a = 0; a < d; a++) {
                     double da = delta[a];
                     int row = a * d;
-                    for (int b = a; b < d; b++) c[row + b] += da * delta[b];
+                    for (int b = a; b < d; b++) {
+                        c[row + b] += da * delta[b];
+                    }
                 }
             }
         }
@@ -179,33 +218,43 @@ public final class QueryStatistics {
             double old = x[off + a] - mu[a];
             mu[a] += old / k;
             double now = x[off + a] - mu[a];
-            if (variance) m2[h][a] += old * now;
+            if (variance) {
+                m2[h][a] += old * now;
+            }
             delta[d + a] = now;
-            delta[a] = old;   // scratch[0..d) may hold the widened float query: read x first
+            delta[a] = old; // scratch[0..d) may hold the widened float query: read x first
         }
         if (covariance) {
             double[] c = comoment[h];
             for (int a = 0; a < d; a++) {
                 double da = delta[a];
                 int row = a * d;
-                for (int b = a; b < d; b++) c[row + b] += da * delta[d + b];
+                for (int b = a; b < d; b++) {
+                    c[row + b] += da * delta[d + b];
+                }
             }
         }
     }
 
     /** A post-RoPE query (as used in attention) of {@code queryHead} at {@code position}. */
     public void observePostRope(int queryHead, int position, float[] q, int offset) {
-        if (recent.length == 0) return;
+        if (recent.length == 0) {
+            return;
+        }
         int w = spec.recentQueries();
         int slot = (int) (recentTotal[queryHead]++ % w);
         double[] ring = recent[queryHead];
-        for (int a = 0; a < d; a++) ring[slot * d + a] = q[offset + a];
+        for (int a = 0; a < d; a++) {
+            ring[slot * d + a] = q[offset + a];
+        }
         recentPositions[queryHead][slot] = position;
     }
 
     /** Double twin of {@link #observePostRope(int, int, float[], int)}. */
     public void observePostRope(int queryHead, int position, double[] q, int offset) {
-        if (recent.length == 0) return;
+        if (recent.length == 0) {
+            return;
+        }
         int w = spec.recentQueries();
         int slot = (int) (recentTotal[queryHead]++ % w);
         System.arraycopy(q, offset, recent[queryHead], slot * d, d);
@@ -217,7 +266,9 @@ public final class QueryStatistics {
      * of its KV head (all it could see): entry i receives {@code probabilities[offset + i]}.
      */
     public void observeAttention(int queryHead, float[] probabilities, int offset, int length) {
-        if (received.length == 0) return;
+        if (received.length == 0) {
+            return;
+        }
         ensureEntries(queryHead, length);
         double[] r = received[queryHead];
         int[] s = seenBy[queryHead];
@@ -229,7 +280,9 @@ public final class QueryStatistics {
 
     /** Double twin of {@link #observeAttention(int, float[], int, int)}. */
     public void observeAttention(int queryHead, double[] probabilities, int offset, int length) {
-        if (received.length == 0) return;
+        if (received.length == 0) {
+            return;
+        }
         ensureEntries(queryHead, length);
         double[] r = received[queryHead];
         int[] s = seenBy[queryHead];
@@ -252,7 +305,9 @@ public final class QueryStatistics {
 
     /** Keeps the attention sums of the entries the cache kept for {@code kvHead} (ascending indices). */
     public void retainEntries(int kvHead, int[] keptAscending) {
-        if (received.length == 0) return;
+        if (received.length == 0) {
+            return;
+        }
         int g0 = shape.firstQueryHead(kvHead);
         for (int h = g0; h < g0 + shape.groupSize(); h++) {
             double[] r = received[h];
@@ -271,9 +326,15 @@ public final class QueryStatistics {
     /** Starts a new observation set for the moments (e.g. the decoding buffer of the next event). */
     public void resetMoments() {
         Arrays.fill(momentCount, 0);
-        for (double[] a : mean) Arrays.fill(a, 0);
-        for (double[] a : m2) Arrays.fill(a, 0);
-        for (double[] a : comoment) Arrays.fill(a, 0);
+        for (double[] a : mean) {
+            Arrays.fill(a, 0);
+        }
+        for (double[] a : m2) {
+            Arrays.fill(a, 0);
+        }
+        for (double[] a : comoment) {
+            Arrays.fill(a, 0);
+        }
     }
 
     // ---- reading (scorers) ----
@@ -292,7 +353,9 @@ public final class QueryStatistics {
     public void varianceInto(int queryHead, double[] out) {
         requireMoments(queryHead, QueryStatistic.PRE_ROPE_VARIANCE);
         long k = momentCount[queryHead];
-        for (int a = 0; a < d; a++) out[a] = m2[queryHead][a] / k;
+        for (int a = 0; a < d; a++) {
+            out[a] = m2[queryHead][a] / k;
+        }
     }
 
     /** Population covariance, full symmetric row-major d×d. */
@@ -326,7 +389,9 @@ public final class QueryStatistics {
 
     private int recentSlot(int h, int k) {
         int held = recentCount(h);
-        if (k < 0 || k >= held) throw new IndexOutOfBoundsException(k);
+        if (k < 0 || k >= held) {
+            throw new IndexOutOfBoundsException(k);
+        }
         return (int) ((recentTotal[h] - held + k) % spec.recentQueries());
     }
 
@@ -351,8 +416,8 @@ public final class QueryStatistics {
     private void requireMoments(int h, QueryStatistic statistic) {
         require(statistic);
         if (momentCount[h] == 0) {
-            throw new JacapException("no pre-RoPE queries observed at positions >= "
-                    + spec.momentsFromPosition() + " for query head " + h);
+            throw new JacapException("no pre-RoPE queries observed at positions >= " + spec.momentsFromPosition()
+                    + " for query head " + h);
         }
     }
 }

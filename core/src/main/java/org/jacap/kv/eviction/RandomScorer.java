@@ -30,7 +30,9 @@ public record RandomScorer(long seed) implements KvScorer {
         double[][] s = new double[layer.heads().length][];
         for (int g = 0; g < s.length; g++) {
             s[g] = new double[layer.head(g).length()];
-            for (int i = 0; i < s[g].length; i++) s[g][i] = random.nextDouble();
+            for (int i = 0; i < s[g].length; i++) {
+                s[g][i] = random.nextDouble();
+            }
         }
         return s;
     }

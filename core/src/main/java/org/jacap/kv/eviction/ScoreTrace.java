@@ -8,7 +8,7 @@ package org.jacap.kv.eviction;
 @FunctionalInterface
 public interface ScoreTrace {
     /** Discards everything; scorers skip the copies when given this. */
-    ScoreTrace NONE = (name, row, values) -> { };
+    ScoreTrace NONE = (name, row, values) -> {};
 
     void record(String name, int row, double[] values);
 

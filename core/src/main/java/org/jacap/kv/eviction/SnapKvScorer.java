@@ -14,8 +14,8 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
 
     public SnapKvScorer {
         if (windowSize < 1 || kernelSize < 1 || kernelSize % 2 == 0) {
-            throw new JacapException("snapkv needs window >= 1 and an odd kernel, got window=" + windowSize
-                    + " kernel=" + kernelSize);
+            throw new JacapException(
+                    "snapkv needs window >= 1 and an odd kernel, got window=" + windowSize + " kernel=" + kernelSize);
         }
     }
 
@@ -51,7 +51,9 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
             double[] row = new double[n];
             for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + group; h++) {
                 int held = stats.recentCount(h);
-                if (held == 0) throw new JacapException("snapkv: no recent queries observed for head " + h);
+                if (held == 0) {
+                    throw new JacapException("snapkv: no recent queries observed for head " + h);
+                }
                 int w = Math.min(held, windowSize);
                 // the window's entries are those at or after the oldest window query's position
                 int start = rows.firstIndexAtOrAfter(stats.recentPosition(h, held - w));
@@ -61,17 +63,25 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
                     stats.recentQueryInto(h, t, q);
                     int visible = rows.firstIndexAtOrAfter(stats.recentPosition(h, t) + 1);
                     SoftmaxRows.attentionRow(cols, q, visible, row);
-                    for (int i = 0; i < Math.min(start, visible); i++) mean[i] += row[i];
+                    for (int i = 0; i < Math.min(start, visible); i++) {
+                        mean[i] += row[i];
+                    }
                 }
-                for (int i = 0; i < start; i++) mean[i] /= w;
+                for (int i = 0; i < start; i++) {
+                    mean[i] /= w;
+                }
                 double[] pooled = averagePool(mean);
                 if (trace.enabled()) {
                     trace.record("window_attention_mean", h, mean.clone());
                     trace.record("pooled", h, pooled.clone());
                 }
-                for (int i = 0; i < start; i++) s[g][i] += pooled[i];
+                for (int i = 0; i < start; i++) {
+                    s[g][i] += pooled[i];
+                }
             }
-            for (int i = 0; i < windowStart[g]; i++) s[g][i] /= group;
+            for (int i = 0; i < windowStart[g]; i++) {
+                s[g][i] /= group;
+            }
         }
         ProtectedScores.protectRecent(s, windowStart);
         return s;
@@ -83,7 +93,9 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
         double[] out = new double[a.length];
         for (int i = 0; i < a.length; i++) {
             double sum = 0;
-            for (int j = Math.max(0, i - half); j <= Math.min(a.length - 1, i + half); j++) sum += a[j];
+            for (int j = Math.max(0, i - half); j <= Math.min(a.length - 1, i + half); j++) {
+                sum += a[j];
+            }
             out[i] = sum / kernelSize;
         }
         return out;

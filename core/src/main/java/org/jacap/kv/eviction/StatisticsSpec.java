@@ -21,7 +21,8 @@ public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition,
         }
     }
 
-    public static StatisticsSpec of(int momentsFromPosition, int recentQueries, QueryStatistic first, QueryStatistic... rest) {
+    public static StatisticsSpec of(
+            int momentsFromPosition, int recentQueries, QueryStatistic first, QueryStatistic... rest) {
         return new StatisticsSpec(EnumSet.of(first, rest), momentsFromPosition, recentQueries);
     }
 
@@ -44,8 +45,12 @@ public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition,
 
     /** Whether statistics gathered for this spec serve a scorer that needs {@code other}. */
     public boolean covers(StatisticsSpec other) {
-        if (!needs.containsAll(other.needs)) return false;
-        if (other.needsMoments() && momentsFromPosition != other.momentsFromPosition) return false;
+        if (!needs.containsAll(other.needs)) {
+            return false;
+        }
+        if (other.needsMoments() && momentsFromPosition != other.momentsFromPosition) {
+            return false;
+        }
         return !other.needs(QueryStatistic.RECENT_QUERIES) || recentQueries >= other.recentQueries;
     }
 
@@ -55,7 +60,8 @@ public record StatisticsSpec(Set<QueryStatistic> needs, int momentsFromPosition,
 
     /** Any pre-RoPE moment at all. */
     public boolean needsMoments() {
-        return needs(QueryStatistic.PRE_ROPE_MEAN) || needs(QueryStatistic.PRE_ROPE_VARIANCE)
+        return needs(QueryStatistic.PRE_ROPE_MEAN)
+                || needs(QueryStatistic.PRE_ROPE_VARIANCE)
                 || needs(QueryStatistic.PRE_ROPE_COVARIANCE);
     }
 }

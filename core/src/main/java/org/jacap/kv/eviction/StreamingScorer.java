@@ -31,8 +31,12 @@ public record StreamingScorer(int nSink) implements KvScorer {
             int n = layer.head(g).length();
             s[g] = new double[n];
             int sinks = Math.min(nSink, n);
-            for (int i = 0; i < sinks; i++) s[g][i] = n - i;           // rank q = i
-            for (int i = sinks; i < n; i++) s[g][i] = i - sinks + 1;    // rank q = sinks + (n−1−i)
+            for (int i = 0; i < sinks; i++) {
+                s[g][i] = n - i;
+            } // rank q = i
+            for (int i = sinks; i < n; i++) {
+                s[g][i] = i - sinks + 1;
+            } // rank q = sinks + (n−1−i)
         }
         return s;
     }

@@ -4,13 +4,14 @@ import java.util.Arrays;
 
 /** Ranking of scores: descending, equal scores toward the lower index; NaN ranks last. */
 final class TopK {
-    private TopK() {
-    }
+    private TopK() {}
 
     /** Indices 0..len-1 in rank order (a stable merge sort, so ties keep index order). */
     static int[] rankOrder(double[] scores, int len) {
         int[] idx = new int[len];
-        for (int i = 0; i < len; i++) idx[i] = i;
+        for (int i = 0; i < len; i++) {
+            idx[i] = i;
+        }
         int[] tmp = new int[len];
         for (int width = 1; width < len; width *= 2) {
             for (int lo = 0; lo < len - width; lo += 2 * width) {
@@ -25,17 +26,27 @@ final class TopK {
         int i = lo;
         int j = mid;
         for (int k = lo; k < hi; k++) {
-            if (i >= mid) idx[k] = tmp[j++];
-            else if (j >= hi) idx[k] = tmp[i++];
-            else if (before(s[tmp[j]], s[tmp[i]])) idx[k] = tmp[j++];   // strictly better only: stable
-            else idx[k] = tmp[i++];
+            if (i >= mid) {
+                idx[k] = tmp[j++];
+            } else if (j >= hi) {
+                idx[k] = tmp[i++];
+            } else if (before(s[tmp[j]], s[tmp[i]])) {
+                idx[k] = tmp[j++];
+            } // strictly better only: stable
+            else {
+                idx[k] = tmp[i++];
+            }
         }
     }
 
     /** Strictly ahead in rank; −0.0 ties with 0.0, NaN is behind everything. */
     private static boolean before(double a, double b) {
-        if (Double.isNaN(a)) return false;
-        if (Double.isNaN(b)) return true;
+        if (Double.isNaN(a)) {
+            return false;
+        }
+        if (Double.isNaN(b)) {
+            return true;
+        }
         return a > b;
     }
 

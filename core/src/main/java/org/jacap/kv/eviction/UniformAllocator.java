@@ -20,7 +20,9 @@ public record UniformAllocator() implements BudgetAllocator {
     @Override
     public int[][] select(double[][] scores, Budget budget, int layer, int layerCount) {
         int[][] kept = new int[scores.length][];
-        for (int g = 0; g < scores.length; g++) kept[g] = TopK.top(scores[g], budget.keptCount(scores[g].length));
+        for (int g = 0; g < scores.length; g++) {
+            kept[g] = TopK.top(scores[g], budget.keptCount(scores[g].length));
+        }
         return kept;
     }
 }

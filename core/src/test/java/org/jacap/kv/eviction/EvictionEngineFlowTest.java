@@ -26,8 +26,20 @@ class EvictionEngineFlowTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"random", "streaming", "knorm", "keydiff", "snapkv:window=8", "tova", "h2o", "expected",
-        "capkv", "jacap", "jacap-literal"})
+    @ValueSource(
+            strings = {
+                "random",
+                "streaming",
+                "knorm",
+                "keydiff",
+                "snapkv:window=8",
+                "tova",
+                "h2o",
+                "expected",
+                "capkv",
+                "jacap",
+                "jacap-literal"
+            })
     void decodeEvictDecodeEvict(String spec) {
         AttentionShape shape = new AttentionShape(HQ, HKV, D);
         EvictionPolicy policy = EvictionPolicies.policy(spec, "ada");
@@ -37,15 +49,21 @@ class EvictionEngineFlowTest {
         double[] invFreq = {1.0, 0.1, 0.01, 0.001};
         int position = 0;
         for (int round = 0; round < 2; round++) {
-            for (int step = 0; step < 40; step++, position++) token(r, cache, stats, position);
+            for (int step = 0; step < 40; step++, position++) {
+                token(r, cache, stats, position);
+            }
             int[] before = cache.length.clone();
             int[][] positionsBefore = new int[HKV][];
             double[][] seenBefore = new double[HQ][];
-            for (int g = 0; g < HKV; g++) positionsBefore[g] = Arrays.copyOf(cache.positions[g], before[g]);
+            for (int g = 0; g < HKV; g++) {
+                positionsBefore[g] = Arrays.copyOf(cache.positions[g], before[g]);
+            }
             if (stats.gathers(QueryStatistic.ATTENTION_RECEIVED)) {
                 for (int h = 0; h < HQ; h++) {
                     seenBefore[h] = new double[before[h / 2]];
-                    for (int i = 0; i < before[h / 2]; i++) seenBefore[h][i] = stats.attentionSeenBy(h, i);
+                    for (int i = 0; i < before[h / 2]; i++) {
+                        seenBefore[h][i] = stats.attentionSeenBy(h, i);
+                    }
                 }
             }
             KvHeadRows[] heads = new KvHeadRows[HKV];
@@ -58,7 +76,9 @@ class EvictionEngineFlowTest {
             for (int g = 0; g < HKV; g++) {
                 int[] k = kept.kept(g);
                 total += k.length;
-                for (int j = 1; j < k.length; j++) assertTrue(k[j] > k[j - 1], "ascending");
+                for (int j = 1; j < k.length; j++) {
+                    assertTrue(k[j] > k[j - 1], "ascending");
+                }
                 KeptEntries.compactRows(cache.keys[g], D, k);
                 KeptEntries.compactRows(cache.values[g], D, k);
                 cache.length[g] = KeptEntries.compact(cache.positions[g], k);
@@ -67,7 +87,11 @@ class EvictionEngineFlowTest {
                     assertEquals(positionsBefore[g][k[j]], cache.positions[g][j]);
                     if (stats.gathers(QueryStatistic.ATTENTION_RECEIVED)) {
                         for (int h = 2 * g; h < 2 * g + 2; h++) {
-                            assertEquals(seenBefore[h][k[j]], stats.attentionSeenBy(h, j), 0.0, "attention follows its entry");
+                            assertEquals(
+                                    seenBefore[h][k[j]],
+                                    stats.attentionSeenBy(h, j),
+                                    0.0,
+                                    "attention follows its entry");
                         }
                     }
                 }
@@ -77,7 +101,9 @@ class EvictionEngineFlowTest {
         }
         // the newest token survives every policy that protects recency
         if (spec.startsWith("snapkv") || spec.equals("tova") || spec.equals("streaming")) {
-            for (int g = 0; g < HKV; g++) assertEquals(position - 1, cache.positions[g][cache.length[g] - 1]);
+            for (int g = 0; g < HKV; g++) {
+                assertEquals(position - 1, cache.positions[g][cache.length[g] - 1]);
+            }
         }
     }
 
@@ -94,7 +120,9 @@ class EvictionEngineFlowTest {
         float[] q = new float[D];
         float[] probs = new float[256];
         for (int h = 0; h < HQ; h++) {
-            for (int a = 0; a < D; a++) q[a] = (float) (0.5 + r.nextGaussian());
+            for (int a = 0; a < D; a++) {
+                q[a] = (float) (0.5 + r.nextGaussian());
+            }
             stats.observePreRope(h, position, q, 0);
             stats.observePostRope(h, position, q, 0);
             int g = h / 2;
@@ -102,13 +130,19 @@ class EvictionEngineFlowTest {
             float max = Float.NEGATIVE_INFINITY;
             for (int i = 0; i < n; i++) {
                 float s = 0;
-                for (int a = 0; a < D; a++) s += q[a] * cache.keys[g][i * D + a];
+                for (int a = 0; a < D; a++) {
+                    s += q[a] * cache.keys[g][i * D + a];
+                }
                 probs[i] = s / (float) Math.sqrt(D);
                 max = Math.max(max, probs[i]);
             }
             float sum = 0;
-            for (int i = 0; i < n; i++) sum += probs[i] = (float) Math.exp(probs[i] - max);
-            for (int i = 0; i < n; i++) probs[i] /= sum;
+            for (int i = 0; i < n; i++) {
+                sum += probs[i] = (float) Math.exp(probs[i] - max);
+            }
+            for (int i = 0; i < n; i++) {
+                probs[i] /= sum;
+            }
             stats.observeAttention(h, probs, 0, n);
         }
     }

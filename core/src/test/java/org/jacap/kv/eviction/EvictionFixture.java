@@ -40,12 +40,15 @@ final class EvictionFixture {
         layout = switch (root.get("rope").get("layout").asText()) {
             case "normal" -> RopeLayout.NORMAL;
             case "neox" -> RopeLayout.NEOX;
-            default -> throw new IllegalArgumentException("layout " + root.get("rope").get("layout"));
+            default ->
+                throw new IllegalArgumentException("layout " + root.get("rope").get("layout"));
         };
         invFreq = vector(root.get("rope").get("inv_freq"));
         JsonNode inputs = root.get("inputs");
         if (inputs == null) {
-            inputs = JSON.readTree(file.resolveSibling(root.get("inputs_file").asText()).toFile()).get("inputs");
+            inputs = JSON.readTree(file.resolveSibling(root.get("inputs_file").asText())
+                            .toFile())
+                    .get("inputs");
         }
         keys = tensor3(inputs.get("K"));
         values = tensor3(inputs.get("V"));
@@ -70,9 +73,11 @@ final class EvictionFixture {
     static List<Path> caseFiles(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> {
-                String name = p.getFileName().toString();
-                return name.startsWith("c") && name.endsWith(".json") && !name.endsWith(".inputs.json");
-            }).sorted().toList();
+                        String name = p.getFileName().toString();
+                        return name.startsWith("c") && name.endsWith(".json") && !name.endsWith(".inputs.json");
+                    })
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -101,8 +106,13 @@ final class EvictionFixture {
         char sep = ':';
         if (p != null) {
             for (Map.Entry<String, JsonNode> e : p.properties()) {
-                if (!e.getValue().isNumber() && !e.getValue().isBoolean()) continue;   // prose: "pooling", "generator"
-                spec.append(sep).append(e.getKey()).append('=').append(e.getValue().asText());
+                if (!e.getValue().isNumber() && !e.getValue().isBoolean()) {
+                    continue;
+                } // prose: "pooling", "generator"
+                spec.append(sep)
+                        .append(e.getKey())
+                        .append('=')
+                        .append(e.getValue().asText());
                 sep = ',';
             }
         }
@@ -112,9 +122,13 @@ final class EvictionFixture {
     BudgetAllocator allocator(String name) {
         return switch (name) {
             case "uniform" -> EvictionPolicies.allocator("uniform");
-            case "adakv" -> EvictionPolicies.allocator("adakv:alpha=" + params("adakv").get("alpha_safeguard").asText());
-            case "pyramidkv" -> EvictionPolicies.allocator("pyramidkv:window_size="
-                    + params("pyramidkv").get("window_size").asText() + ",beta=" + params("pyramidkv").get("beta").asText());
+            case "adakv" ->
+                EvictionPolicies.allocator(
+                        "adakv:alpha=" + params("adakv").get("alpha_safeguard").asText());
+            case "pyramidkv" ->
+                EvictionPolicies.allocator("pyramidkv:window_size="
+                        + params("pyramidkv").get("window_size").asText() + ",beta="
+                        + params("pyramidkv").get("beta").asText());
             default -> throw new IllegalArgumentException(name);
         };
     }
@@ -128,13 +142,18 @@ final class EvictionFixture {
     }
 
     JsonNode budgetEntry(String budgetId) {
-        for (JsonNode b : root.get("budgets")) if (b.get("id").asText().equals(budgetId)) return b;
+        for (JsonNode b : root.get("budgets")) {
+            if (b.get("id").asText().equals(budgetId)) {
+                return b;
+            }
+        }
         throw new IllegalArgumentException(budgetId);
     }
 
     Budget budget(String budgetId) {
         JsonNode b = budgetEntry(budgetId);
-        return b.has("compression_ratio") ? Budget.ratio(b.get("compression_ratio").asDouble())
+        return b.has("compression_ratio")
+                ? Budget.ratio(b.get("compression_ratio").asDouble())
                 : Budget.kept(b.get("n_kept").asInt());
     }
 
@@ -145,7 +164,9 @@ final class EvictionFixture {
     LayerSnapshot snapshot(StatisticsSpec spec) {
         AttentionShape shape = shape();
         KvHeadRows[] heads = new KvHeadRows[hkv];
-        for (int g = 0; g < hkv; g++) heads[g] = KvHeadRows.ofRows(keys[g], values[g]);
+        for (int g = 0; g < hkv; g++) {
+            heads[g] = KvHeadRows.ofRows(keys[g], values[g]);
+        }
         QueryStatistics stats = new QueryStatistics(shape, spec);
         double[] row = new double[n];
         for (int h = 0; h < hq; h++) {
@@ -159,8 +180,8 @@ final class EvictionFixture {
                 }
             }
         }
-        AveragedRotation rotation = AveragedRotation.overPositions(layout, invFreq, n,
-                root.get("rope").get("n_future").asInt());
+        AveragedRotation rotation = AveragedRotation.overPositions(
+                layout, invFreq, n, root.get("rope").get("n_future").asInt());
         return new LayerSnapshot(layer(), layerCount(), shape, heads, rotation, stats);
     }
 
@@ -169,7 +190,9 @@ final class EvictionFixture {
         double max = Double.NEGATIVE_INFINITY;
         for (int j = 0; j <= t; j++) {
             double s = 0;
-            for (int a = 0; a < d; a++) s += query[a] * k[j][a];
+            for (int a = 0; a < d; a++) {
+                s += query[a] * k[j][a];
+            }
             out[j] = s / Math.sqrt(d);
             max = Math.max(max, out[j]);
         }
@@ -178,18 +201,24 @@ final class EvictionFixture {
             out[j] = Math.exp(out[j] - max);
             sum += out[j];
         }
-        for (int j = 0; j <= t; j++) out[j] /= sum;
+        for (int j = 0; j <= t; j++) {
+            out[j] /= sum;
+        }
     }
 
     static double[] vector(JsonNode node) {
         double[] v = new double[node.size()];
-        for (int i = 0; i < v.length; i++) v[i] = node.get(i).asDouble();
+        for (int i = 0; i < v.length; i++) {
+            v[i] = node.get(i).asDouble();
+        }
         return v;
     }
 
     static double[][] matrix(JsonNode node) {
         double[][] m = new double[node.size()][];
-        for (int i = 0; i < m.length; i++) m[i] = vector(node.get(i));
+        for (int i = 0; i < m.length; i++) {
+            m[i] = vector(node.get(i));
+        }
         return m;
     }
 
@@ -200,7 +229,11 @@ final class EvictionFixture {
             JsonNode r = node.get(i);
             if (r.size() > 0 && r.get(0).isArray()) {
                 List<Double> flat = new ArrayList<>();
-                for (JsonNode x : r) for (JsonNode y : x) flat.add(y.asDouble());
+                for (JsonNode x : r) {
+                    for (JsonNode y : x) {
+                        flat.add(y.asDouble());
+                    }
+                }
                 m[i] = flat.stream().mapToDouble(Double::doubleValue).toArray();
             } else {
                 m[i] = vector(r);
@@ -211,7 +244,9 @@ final class EvictionFixture {
 
     static double[][][] tensor3(JsonNode node) {
         double[][][] t = new double[node.size()][][];
-        for (int i = 0; i < t.length; i++) t[i] = matrix(node.get(i));
+        for (int i = 0; i < t.length; i++) {
+            t[i] = matrix(node.get(i));
+        }
         return t;
     }
 
@@ -219,7 +254,9 @@ final class EvictionFixture {
         int[][] m = new int[node.size()][];
         for (int i = 0; i < m.length; i++) {
             m[i] = new int[node.get(i).size()];
-            for (int j = 0; j < m[i].length; j++) m[i][j] = node.get(i).get(j).asInt();
+            for (int j = 0; j < m[i].length; j++) {
+                m[i][j] = node.get(i).get(j).asInt();
+            }
         }
         return m;
     }

@@ -42,7 +42,8 @@ class EvictionFixtureTest {
             scored.put(e.getKey(), scorer(e.getKey(), fixture));
             nodes.add(policyTests(id, e.getKey(), e.getValue(), fixture, scored.get(e.getKey())));
         }
-        nodes.add(DynamicTest.dynamicTest(id + " boundary ties reproduced exactly", () -> checkTies(fixture.get(), scored)));
+        nodes.add(DynamicTest.dynamicTest(
+                id + " boundary ties reproduced exactly", () -> checkTies(fixture.get(), scored)));
         return DynamicContainer.dynamicContainer(id, nodes);
     }
 
@@ -55,8 +56,7 @@ class EvictionFixtureTest {
     }
 
     /** Scores of one policy, computed once and shared by its tests. */
-    private record Scored(double[][] scores, Map<String, double[][]> trace, LayerSnapshot snapshot, KvScorer scorer) {
-    }
+    private record Scored(double[][] scores, Map<String, double[][]> trace, LayerSnapshot snapshot, KvScorer scorer) {}
 
     private static Supplier<Scored> scorer(String policy, Supplier<EvictionFixture> fixture) {
         return memo(() -> {
@@ -66,7 +66,9 @@ class EvictionFixtureTest {
             Map<String, List<double[]>> rows = new HashMap<>();
             double[][] s = scorer.score(snapshot, (name, row, values) -> {
                 List<double[]> list = rows.computeIfAbsent(name, k -> new ArrayList<>());
-                while (list.size() <= row) list.add(null);
+                while (list.size() <= row) {
+                    list.add(null);
+                }
                 list.set(row, values);
             });
             Map<String, double[][]> trace = new HashMap<>();
@@ -75,13 +77,17 @@ class EvictionFixtureTest {
         });
     }
 
-    private static DynamicNode policyTests(String id, String policy, JsonNode expected, Supplier<EvictionFixture> fixture,
-                                           Supplier<Scored> scored) {
+    private static DynamicNode policyTests(
+            String id, String policy, JsonNode expected, Supplier<EvictionFixture> fixture, Supplier<Scored> scored) {
         List<DynamicNode> nodes = new ArrayList<>();
         String prefix = id + " " + policy;
         if (expected.hasNonNull("scores")) {
-            nodes.add(DynamicTest.dynamicTest(prefix + " scores",
-                    () -> assertRowsClose(prefix + " scores", EvictionFixture.matrix(expected.get("scores")), scored.get().scores())));
+            nodes.add(DynamicTest.dynamicTest(
+                    prefix + " scores",
+                    () -> assertRowsClose(
+                            prefix + " scores",
+                            EvictionFixture.matrix(expected.get("scores")),
+                            scored.get().scores())));
         }
         JsonNode intermediates = expected.get("intermediates");
         if (intermediates != null) {
@@ -89,7 +95,9 @@ class EvictionFixtureTest {
                 String name = e.getKey();
                 nodes.add(DynamicTest.dynamicTest(prefix + " intermediate " + name, () -> {
                     double[][] actual = scored.get().trace().get(name);
-                    if (actual == null) fail(prefix + ": scorer recorded no intermediate '" + name + "'");
+                    if (actual == null) {
+                        fail(prefix + ": scorer recorded no intermediate '" + name + "'");
+                    }
                     assertRowsClose(prefix + " " + name, EvictionFixture.rows(e.getValue()), actual);
                 }));
             }
@@ -118,13 +126,15 @@ class EvictionFixtureTest {
         for (int r = 0; r < expected.length; r++) {
             assertEquals(expected[r].length, actual[r].length, what + ": length of row " + r);
             double scale = 0;
-            for (double y : expected[r]) scale = Math.max(scale, Math.abs(y));
+            for (double y : expected[r]) {
+                scale = Math.max(scale, Math.abs(y));
+            }
             for (int i = 0; i < expected[r].length; i++) {
                 double y = expected[r][i];
                 double x = actual[r][i];
                 if (!(Math.abs(x - y) <= 1e-9 * Math.abs(y) + 1e-12 * scale)) {
-                    fail(what + " row " + r + " [" + i + "]: expected " + y + ", got " + x
-                            + " (rel " + Math.abs(x - y) / Math.abs(y) + ")");
+                    fail(what + " row " + r + " [" + i + "]: expected " + y + ", got " + x + " (rel "
+                            + Math.abs(x - y) / Math.abs(y) + ")");
                 }
             }
         }
@@ -132,7 +142,10 @@ class EvictionFixtureTest {
 
     private static void checkRotation(EvictionFixture f) {
         JsonNode rope = f.root.get("rope");
-        AveragedRotation r = AveragedRotation.overPositions(f.layout, f.invFreq, rope.get("future_positions").get(0).asLong(),
+        AveragedRotation r = AveragedRotation.overPositions(
+                f.layout,
+                f.invFreq,
+                rope.get("future_positions").get(0).asLong(),
                 rope.get("n_future").asInt());
         assertEquals(f.n, rope.get("future_positions").get(0).asInt());
         double[] cbar = EvictionFixture.vector(rope.get("cbar"));
@@ -167,22 +180,31 @@ class EvictionFixtureTest {
     /** Each listed tie is a real exact tie in our scores: lowest kept == highest evicted, bit for bit. */
     private static void checkTies(EvictionFixture f, Map<String, Supplier<Scored>> scored) {
         for (JsonNode tie : f.root.get("boundary_ties")) {
-            if (!tie.get("head").isInt()) continue;   // adakv ties span heads; its kept sets are checked anyway
+            if (!tie.get("head").isInt()) {
+                continue;
+            } // adakv ties span heads; its kept sets are checked anyway
             String policy = tie.get("policy").asText();
             int g = tie.get("head").asInt();
             double[][] s = scored.get(policy).get().scores();
             int[] kept = f.allocator(tie.get("allocator").asText())
                     .select(s, f.budget(tie.get("budget").asText()), f.layer(), f.layerCount())[g];
             boolean[] isKept = new boolean[s[g].length];
-            for (int i : kept) isKept[i] = true;
+            for (int i : kept) {
+                isKept[i] = true;
+            }
             double lowestKept = Double.POSITIVE_INFINITY;
             double highestEvicted = Double.NEGATIVE_INFINITY;
             for (int i = 0; i < s[g].length; i++) {
-                if (isKept[i]) lowestKept = Math.min(lowestKept, s[g][i]);
-                else highestEvicted = Math.max(highestEvicted, s[g][i]);
+                if (isKept[i]) {
+                    lowestKept = Math.min(lowestKept, s[g][i]);
+                } else {
+                    highestEvicted = Math.max(highestEvicted, s[g][i]);
+                }
             }
-            assertTrue(lowestKept == highestEvicted, tie + ": lowest kept " + lowestKept + " vs highest evicted "
-                    + highestEvicted + " kept " + Arrays.toString(kept));
+            assertTrue(
+                    lowestKept == highestEvicted,
+                    tie + ": lowest kept " + lowestKept + " vs highest evicted " + highestEvicted + " kept "
+                            + Arrays.toString(kept));
         }
     }
 
@@ -192,7 +214,9 @@ class EvictionFixtureTest {
 
             @Override
             public synchronized T get() {
-                if (value == null) value = supplier.get();
+                if (value == null) {
+                    value = supplier.get();
+                }
                 return value;
             }
         };

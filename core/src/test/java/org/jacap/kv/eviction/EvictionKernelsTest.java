@@ -11,7 +11,9 @@ class EvictionKernelsTest {
 
     private static double[] random(SplittableRandom r, int n) {
         double[] x = new double[n];
-        for (int i = 0; i < n; i++) x[i] = r.nextGaussian();
+        for (int i = 0; i < n; i++) {
+            x[i] = r.nextGaussian();
+        }
         return x;
     }
 
@@ -35,13 +37,20 @@ class EvictionKernelsTest {
                 assertArrayEquals(acc2, acc1, 0.0, "axpy4 " + len);
                 double[] four = new double[4];
                 DoubleLanes.dot4(x, off, y, 0, 1, 2, 3 - off, len, four);
-                double[] want = {DoubleLanes.dotScalar(x, off, y, 0, len), DoubleLanes.dotScalar(x, off, y, 1, len),
-                    DoubleLanes.dotScalar(x, off, y, 2, len), DoubleLanes.dotScalar(x, off, y, 3 - off, len)};
+                double[] want = {
+                    DoubleLanes.dotScalar(x, off, y, 0, len),
+                    DoubleLanes.dotScalar(x, off, y, 1, len),
+                    DoubleLanes.dotScalar(x, off, y, 2, len),
+                    DoubleLanes.dotScalar(x, off, y, 3 - off, len)
+                };
                 assertArrayEquals(want, four, 1e-12 * (len + 1), "dot4 " + len);
                 DoubleLanes.divide(acc1, off, 1.7, len);
                 DoubleLanes.divideScalar(acc2, off, 1.7, len);
                 assertArrayEquals(acc2, acc1, 0.0, "divide " + len);
-                assertEquals(DoubleLanes.dotScalar(x, off, y, 0, len), DoubleLanes.dot(x, off, y, 0, len), 1e-12 * (len + 1));
+                assertEquals(
+                        DoubleLanes.dotScalar(x, off, y, 0, len),
+                        DoubleLanes.dot(x, off, y, 0, len),
+                        1e-12 * (len + 1));
             }
         }
     }

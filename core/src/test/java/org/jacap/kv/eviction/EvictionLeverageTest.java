@@ -24,12 +24,14 @@ class EvictionLeverageTest {
             double[] w = new double[m];
             for (int i = 0; i < m; i++) {
                 double scale = Math.exp(r.nextGaussian());
-                for (int a = 0; a < d; a++) v[i][a] = scale * r.nextGaussian();
+                for (int a = 0; a < d; a++) {
+                    v[i][a] = scale * r.nextGaussian();
+                }
                 w[i] = Math.exp(-5 * r.nextDouble());
             }
             if (m > 3) {
-                v[m / 2] = new double[d];                 // a zero value row
-                v[m - 1] = v[1].clone();                  // a duplicate, in the tail of any block
+                v[m / 2] = new double[d]; // a zero value row
+                v[m - 1] = v[1].clone(); // a duplicate, in the tail of any block
                 w[m - 1] = w[1];
             }
             return new Problem(v, w, eps);
@@ -38,11 +40,21 @@ class EvictionLeverageTest {
         RealMatrix capacity() {
             int d = v[0].length;
             double[][] a = new double[d][d];
-            for (int k = 0; k < d; k++) a[k][k] = 1;
-            for (int i = 0; i < v.length; i++) {
-                for (int x = 0; x < d; x++) for (int y = x; y < d; y++) a[x][y] += (w[i] + eps) * v[i][x] * v[i][y];
+            for (int k = 0; k < d; k++) {
+                a[k][k] = 1;
             }
-            for (int x = 0; x < d; x++) for (int y = 0; y < x; y++) a[x][y] = a[y][x];
+            for (int i = 0; i < v.length; i++) {
+                for (int x = 0; x < d; x++) {
+                    for (int y = x; y < d; y++) {
+                        a[x][y] += (w[i] + eps) * v[i][x] * v[i][y];
+                    }
+                }
+            }
+            for (int x = 0; x < d; x++) {
+                for (int y = 0; y < x; y++) {
+                    a[x][y] = a[y][x];
+                }
+            }
             return new Array2DRowRealMatrix(a, false);
         }
     }
@@ -52,19 +64,29 @@ class EvictionLeverageTest {
         int m = p.v.length;
         int d = p.v[0].length;
         double[][] x = new double[m + d][d];
-        for (int i = 0; i < m; i++) for (int a = 0; a < d; a++) x[i][a] = Math.sqrt(p.w[i] + p.eps) * p.v[i][a];
-        for (int a = 0; a < d; a++) x[m + a][a] = 1;
+        for (int i = 0; i < m; i++) {
+            for (int a = 0; a < d; a++) {
+                x[i][a] = Math.sqrt(p.w[i] + p.eps) * p.v[i][a];
+            }
+        }
+        for (int a = 0; a < d; a++) {
+            x[m + a][a] = 1;
+        }
         RealMatrix r = new QRDecomposition(new Array2DRowRealMatrix(x, false)).getR();
         double[] lev = new double[m];
         double[] y = new double[d];
         for (int i = 0; i < m; i++) {
-            for (int a = 0; a < d; a++) {           // Rᵀ y = v, Rᵀ lower triangular
+            for (int a = 0; a < d; a++) { // Rᵀ y = v, Rᵀ lower triangular
                 double s = p.v[i][a];
-                for (int b = 0; b < a; b++) s -= r.getEntry(b, a) * y[b];
+                for (int b = 0; b < a; b++) {
+                    s -= r.getEntry(b, a) * y[b];
+                }
                 y[a] = s / r.getEntry(a, a);
             }
             double sum = 0;
-            for (double t : y) sum += t * t;
+            for (double t : y) {
+                sum += t * t;
+            }
             lev[i] = sum;
         }
         return lev;
@@ -80,11 +102,17 @@ class EvictionLeverageTest {
         for (int i = 0; i < m; i++) {
             double scale = Math.max(Math.abs(oracle[i]), 1e-300);
             worst = Math.max(worst, Math.abs(fast[i] - oracle[i]) / scale);
-            if (oracle[i] == 0) assertEquals(0.0, fast[i], 0.0);
+            if (oracle[i] == 0) {
+                assertEquals(0.0, fast[i], 0.0);
+            }
         }
         assertTrue(worst < 1e-6, "max relative difference " + worst);
-        if (m > 3) assertEquals(fast[1], fast[m - 1], 0.0, "duplicate rows give bit-identical leverage");
-        if (m > 3) assertEquals(0.0, fast[m / 2], 0.0, "zero row gives exactly 0");
+        if (m > 3) {
+            assertEquals(fast[1], fast[m - 1], 0.0, "duplicate rows give bit-identical leverage");
+        }
+        if (m > 3) {
+            assertEquals(0.0, fast[m / 2], 0.0, "zero row gives exactly 0");
+        }
     }
 
     @ParameterizedTest(name = "m={0} d={1}")
@@ -112,8 +140,12 @@ class EvictionLeverageTest {
         for (int i = 0; i < m; i += 3) {
             RealMatrix reduced = a.copy();
             for (int x = 0; x < d; x++) {
-                for (int y = x; y < d; y++) reduced.addToEntry(x, y, -p.w[i] * p.v[i][x] * p.v[i][y]);
-                for (int y = 0; y < x; y++) reduced.setEntry(x, y, reduced.getEntry(y, x));
+                for (int y = x; y < d; y++) {
+                    reduced.addToEntry(x, y, -p.w[i] * p.v[i][x] * p.v[i][y]);
+                }
+                for (int y = 0; y < x; y++) {
+                    reduced.setEntry(x, y, reduced.getEntry(y, x));
+                }
             }
             double expected = -Math.log1p(-p.w[i] * lev[i]);
             assertEquals(expected, logDet - logDet(reduced), 1e-9 * Math.max(1, Math.abs(expected)), "token " + i);
@@ -127,7 +159,11 @@ class EvictionLeverageTest {
         java.util.Arrays.fill(p.w, 1e-9);
         double[] lev = LeverageScores.ridgeLeverage(p.v, p.w, 0.0);
         double[] norm2 = new double[p.v.length];
-        for (int i = 0; i < norm2.length; i++) for (double x : p.v[i]) norm2[i] += x * x;
+        for (int i = 0; i < norm2.length; i++) {
+            for (double x : p.v[i]) {
+                norm2[i] += x * x;
+            }
+        }
         int[] byLeverage = TopK.rankOrder(lev, lev.length);
         int[] byNorm = TopK.rankOrder(norm2, norm2.length);
         // zero row and duplicate aside, the orders agree
@@ -137,7 +173,9 @@ class EvictionLeverageTest {
     private static double logDet(RealMatrix spd) {
         RealMatrix l = new CholeskyDecomposition(spd).getL();
         double s = 0;
-        for (int i = 0; i < l.getRowDimension(); i++) s += Math.log(l.getEntry(i, i));
+        for (int i = 0; i < l.getRowDimension(); i++) {
+            s += Math.log(l.getEntry(i, i));
+        }
         return 2 * s;
     }
 }

@@ -32,7 +32,9 @@ class EvictionObserverTest {
 
     @AfterAll
     static void close() {
-        if (model != null) model.close();
+        if (model != null) {
+            model.close();
+        }
     }
 
     /** Records every callback and passes it on. */
@@ -43,6 +45,7 @@ class EvictionObserverTest {
         final List<List<Integer>> positions = new ArrayList<>();
         /** [layer][query head] → summed attention per entry index, and how many rows covered it. */
         final double[][][] received = new double[LAYERS][HQ][4096];
+
         final int[][][] seen = new int[LAYERS][HQ][4096];
 
         Recorder(EvictionObserver delegate) {
@@ -78,8 +81,10 @@ class EvictionObserverTest {
     }
 
     private static StatisticsSpec everything() {
-        return EvictionPolicies.policy("jacap", "uniform").statistics()
-                .union(EvictionPolicies.policy("expected:covariance=true", "uniform").statistics())
+        return EvictionPolicies.policy("jacap", "uniform")
+                .statistics()
+                .union(EvictionPolicies.policy("expected:covariance=true", "uniform")
+                        .statistics())
                 .union(EvictionPolicies.policy("snapkv:window=16", "uniform").statistics())
                 .union(EvictionPolicies.policy("h2o", "uniform").statistics());
     }
@@ -91,8 +96,11 @@ class EvictionObserverTest {
         Recorder rec = new Recorder(observer);
         InferenceState st = model.newState(256);
         st.setObserver(rec);
-        int[] prompt = StoriesModel.tokenizer(model).encode(
-                "Once upon a time, there was a little dog. The dog liked to run in the park with his friend.", true, false);
+        int[] prompt = StoriesModel.tokenizer(model)
+                .encode(
+                        "Once upon a time, there was a little dog. The dog liked to run in the park with his friend.",
+                        true,
+                        false);
         float[] logits = model.forward(st, prompt, 0, prompt.length, false);
         int n = prompt.length;
         Rope rope = new Rope(D, D, 10000, null, RopeLayout.NORMAL);
@@ -106,27 +114,43 @@ class EvictionObserverTest {
                 double[] cov = new double[D * D];
                 int count = 0;
                 for (int t = 0; t < n; t++) {
-                    if (rec.positions.get(l).get(t) < 4) continue;
+                    if (rec.positions.get(l).get(t) < 4) {
+                        continue;
+                    }
                     count++;
-                    for (int a = 0; a < D; a++) mean[a] += rec.pre.get(l).get(t)[h * D + a];
+                    for (int a = 0; a < D; a++) {
+                        mean[a] += rec.pre.get(l).get(t)[h * D + a];
+                    }
                 }
-                for (int a = 0; a < D; a++) mean[a] /= count;
+                for (int a = 0; a < D; a++) {
+                    mean[a] /= count;
+                }
                 for (int t = 0; t < n; t++) {
-                    if (rec.positions.get(l).get(t) < 4) continue;
+                    if (rec.positions.get(l).get(t) < 4) {
+                        continue;
+                    }
                     float[] q = rec.pre.get(l).get(t);
                     for (int a = 0; a < D; a++) {
                         var[a] += (q[h * D + a] - mean[a]) * (q[h * D + a] - mean[a]) / count;
-                        for (int b = 0; b < D; b++) cov[a * D + b] += (q[h * D + a] - mean[a]) * (q[h * D + b] - mean[b]) / count;
+                        for (int b = 0; b < D; b++) {
+                            cov[a * D + b] += (q[h * D + a] - mean[a]) * (q[h * D + b] - mean[b]) / count;
+                        }
                     }
                 }
                 assertThat(s.momentCount(h)).isEqualTo(count);
                 double[] got = new double[D * D];
                 s.meanInto(h, got);
-                for (int a = 0; a < D; a++) assertThat(got[a]).isCloseTo(mean[a], within(1e-9));
+                for (int a = 0; a < D; a++) {
+                    assertThat(got[a]).isCloseTo(mean[a], within(1e-9));
+                }
                 s.varianceInto(h, got);
-                for (int a = 0; a < D; a++) assertThat(got[a]).isCloseTo(var[a], within(1e-9));
+                for (int a = 0; a < D; a++) {
+                    assertThat(got[a]).isCloseTo(var[a], within(1e-9));
+                }
                 s.covarianceInto(h, got);
-                for (int a = 0; a < D * D; a++) assertThat(got[a]).isCloseTo(cov[a], within(1e-9));
+                for (int a = 0; a < D * D; a++) {
+                    assertThat(got[a]).isCloseTo(cov[a], within(1e-9));
+                }
 
                 // the post-RoPE window: the last 16 queries as attention used them, at their positions
                 assertThat(s.recentCount(h)).isEqualTo(16);
@@ -135,7 +159,9 @@ class EvictionObserverTest {
                     int t = n - 16 + k;
                     assertThat(s.recentPosition(h, k)).isEqualTo(t);
                     s.recentQueryInto(h, k, q);
-                    for (int a = 0; a < D; a++) assertThat(q[a]).isEqualTo(rec.post.get(l).get(t)[h * D + a]);
+                    for (int a = 0; a < D; a++) {
+                        assertThat(q[a]).isEqualTo(rec.post.get(l).get(t)[h * D + a]);
+                    }
                 }
 
                 // attention received and how many query rows covered each entry (causal: n − i)
@@ -149,12 +175,16 @@ class EvictionObserverTest {
                 float[] rotated = rec.pre.get(l).get(t).clone();
                 rope.apply(rotated, 0, HQ, rec.positions.get(l).get(t));
                 float[] post = rec.post.get(l).get(t);
-                for (int a = 0; a < HQ * D; a++) assertThat(rotated[a]).isCloseTo(post[a], within(1e-5f));
+                for (int a = 0; a < HQ * D; a++) {
+                    assertThat(rotated[a]).isCloseTo(post[a], within(1e-5f));
+                }
             }
         }
         // the sum of every attention row is 1: total received = rows
         double total = 0;
-        for (int i = 0; i < n; i++) total += observer.statistics(2).attentionReceived(5, i);
+        for (int i = 0; i < n; i++) {
+            total += observer.statistics(2).attentionReceived(5, i);
+        }
         assertThat(total).isCloseTo(n, within(1e-4));
 
         // decoding: moments over the last `window` queries only, replayed from the ring
@@ -171,25 +201,34 @@ class EvictionObserverTest {
             for (int h = 0; h < HQ; h++) {
                 double[] mean = new double[D];
                 for (int t = all.size() - window; t < all.size(); t++) {
-                    for (int a = 0; a < D; a++) mean[a] += all.get(t)[h * D + a] / (double) window;
+                    for (int a = 0; a < D; a++) {
+                        mean[a] += all.get(t)[h * D + a] / (double) window;
+                    }
                 }
                 double[] got = new double[D];
                 observer.statistics(l).meanInto(h, got);
                 assertThat(observer.statistics(l).momentCount(h)).isEqualTo(window);
-                for (int a = 0; a < D; a++) assertThat(got[a]).isCloseTo(mean[a], within(1e-9));
+                for (int a = 0; a < D; a++) {
+                    assertThat(got[a]).isCloseTo(mean[a], within(1e-9));
+                }
             }
         }
     }
 
     @Test
     void onlyWhatThePolicyNeedsIsGathered() {
-        EvictionObserver capkv = new EvictionObserver(KvCompressor.shapes(model),
-                EvictionPolicies.policy("capkv", "uniform").statistics(), 256);
+        EvictionObserver capkv = new EvictionObserver(
+                KvCompressor.shapes(model),
+                EvictionPolicies.policy("capkv", "uniform").statistics(),
+                256);
         assertThat(capkv.wantsAttention()).isFalse();
         assertThat(capkv.statistics(0).gathers(QueryStatistic.RECENT_QUERIES)).isFalse();
-        assertThat(capkv.statistics(0).gathers(QueryStatistic.PRE_ROPE_VARIANCE)).isFalse();
-        EvictionObserver h2o = new EvictionObserver(KvCompressor.shapes(model),
-                EvictionPolicies.policy("h2o", "uniform").statistics(), 256);
+        assertThat(capkv.statistics(0).gathers(QueryStatistic.PRE_ROPE_VARIANCE))
+                .isFalse();
+        EvictionObserver h2o = new EvictionObserver(
+                KvCompressor.shapes(model),
+                EvictionPolicies.policy("h2o", "uniform").statistics(),
+                256);
         assertThat(h2o.wantsAttention()).isTrue();
         assertThat(h2o.momentWindow()).as("no moments, no query ring").isZero();
         // a schedule installs no observer at all for a policy that needs no statistics
@@ -201,8 +240,10 @@ class EvictionObserverTest {
 
     @Test
     void copiesAreIndependent() {
-        EvictionObserver observer = new EvictionObserver(KvCompressor.shapes(model),
-                EvictionPolicies.policy("h2o", "uniform").statistics(), 0);
+        EvictionObserver observer = new EvictionObserver(
+                KvCompressor.shapes(model),
+                EvictionPolicies.policy("h2o", "uniform").statistics(),
+                0);
         InferenceState st = model.newState(64);
         st.setObserver(observer);
         model.forward(st, new int[] {1, 403, 407, 261, 378, 432, 383}, 0, 7, false);

@@ -20,9 +20,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EvictionPolicyPropertiesTest {
 
     static Stream<KvScorer> scorers() {
-        return Stream.of(new RandomScorer(7), new StreamingScorer(4), new KeyNormScorer(), KeyDiffScorer.defaults(),
-                new SnapKvScorer(8, 5), new TovaScorer(), new ObservedAttentionScorer(), ExpectedAttentionScorer.defaults(),
-                CapKvScorer.defaults(), JacapScorer.defaults(), JacapScorer.literal());
+        return Stream.of(
+                new RandomScorer(7),
+                new StreamingScorer(4),
+                new KeyNormScorer(),
+                KeyDiffScorer.defaults(),
+                new SnapKvScorer(8, 5),
+                new TovaScorer(),
+                new ObservedAttentionScorer(),
+                ExpectedAttentionScorer.defaults(),
+                CapKvScorer.defaults(),
+                JacapScorer.defaults(),
+                JacapScorer.literal());
     }
 
     private static LayerSnapshot snapshot(SyntheticLayer layer) {
@@ -38,7 +47,9 @@ class EvictionPolicyPropertiesTest {
         assertEquals(2, first.length);
         for (double[] row : first) {
             assertEquals(45, row.length);
-            for (double x : row) assertTrue(Double.isFinite(x));
+            for (double x : row) {
+                assertTrue(Double.isFinite(x));
+            }
         }
     }
 
@@ -48,7 +59,11 @@ class EvictionPolicyPropertiesTest {
         assertFalse(Arrays.deepEquals(new RandomScorer(1).score(s), new RandomScorer(2).score(s)));
         double[][] r = new RandomScorer(101).score(s);
         java.util.SplittableRandom reference = new java.util.SplittableRandom(101);
-        for (double[] row : r) for (double x : row) assertEquals(reference.nextDouble(), x, 0.0);
+        for (double[] row : r) {
+            for (double x : row) {
+                assertEquals(reference.nextDouble(), x, 0.0);
+            }
+        }
     }
 
     /** Token 43 copies token 6 (K and V): every per-token scorer must give them identical scores. */
@@ -56,8 +71,14 @@ class EvictionPolicyPropertiesTest {
     @org.junit.jupiter.params.provider.ValueSource(ints = {8, 64})
     void bitIdenticalInputsGiveBitIdenticalScores(int d) {
         LayerSnapshot s = snapshot(new SyntheticLayer(5, 4, 2, 45, d).duplicate(6, 43));
-        for (KvScorer scorer : List.of(new KeyNormScorer(), KeyDiffScorer.defaults(), new TovaScorer(),
-                ExpectedAttentionScorer.defaults(), CapKvScorer.defaults(), JacapScorer.defaults(), JacapScorer.literal())) {
+        for (KvScorer scorer : List.of(
+                new KeyNormScorer(),
+                KeyDiffScorer.defaults(),
+                new TovaScorer(),
+                ExpectedAttentionScorer.defaults(),
+                CapKvScorer.defaults(),
+                JacapScorer.defaults(),
+                JacapScorer.literal())) {
             double[][] scores = scorer.score(s);
             for (int g = 0; g < scores.length; g++) {
                 assertEquals(scores[g][6], scores[g][43], 0.0, scorer.name() + " head " + g);
@@ -67,8 +88,12 @@ class EvictionPolicyPropertiesTest {
 
     @Test
     void zeroValueRowScoresExactlyZero() {
-        LayerSnapshot s = snapshot(new SyntheticLayer(9, 4, 2, 40, 8).zeroValue(10).zeroValue(37));
-        for (KvScorer scorer : List.of(ExpectedAttentionScorer.defaults(), CapKvScorer.defaults(), JacapScorer.defaults(),
+        LayerSnapshot s =
+                snapshot(new SyntheticLayer(9, 4, 2, 40, 8).zeroValue(10).zeroValue(37));
+        for (KvScorer scorer : List.of(
+                ExpectedAttentionScorer.defaults(),
+                CapKvScorer.defaults(),
+                JacapScorer.defaults(),
                 JacapScorer.literal())) {
             double[][] scores = scorer.score(s);
             for (double[] row : scores) {
@@ -90,7 +115,11 @@ class EvictionPolicyPropertiesTest {
                     max = Math.max(max, row[i]);
                 }
             }
-            for (double[] row : scores) for (int i = 0; i < 4; i++) assertEquals(max + (4 - i), row[i], 0.0);
+            for (double[] row : scores) {
+                for (int i = 0; i < 4; i++) {
+                    assertEquals(max + (4 - i), row[i], 0.0);
+                }
+            }
         }
     }
 
@@ -106,14 +135,22 @@ class EvictionPolicyPropertiesTest {
             for (int h = 0; h < 2; h++) {
                 double[] mean = new double[d];
                 double[] var = new double[d];
-                for (int t = 4; t < 30; t++) for (int a = 0; a < d; a++) mean[a] += layer.qPre[h][t][a] / m;
-                for (int t = 4; t < 30; t++) for (int a = 0; a < d; a++) var[a] += Math.pow(layer.qPre[h][t][a] - mean[a], 2) / m;
+                for (int t = 4; t < 30; t++) {
+                    for (int a = 0; a < d; a++) {
+                        mean[a] += layer.qPre[h][t][a] / m;
+                    }
+                }
+                for (int t = 4; t < 30; t++) {
+                    for (int a = 0; a < d; a++) {
+                        var[a] += Math.pow(layer.qPre[h][t][a] - mean[a], 2) / m;
+                    }
+                }
                 double[] mu = new double[d];
                 s.futureRotation().apply(mean, mu);
                 double[] c = s.futureRotation().cbar();
                 double[] sn = s.futureRotation().sbar();
                 double[] lambda = new double[d];
-                for (int j = 0; j < d / 2; j++) {                       // NEOX pairs (j, j + d/2)
+                for (int j = 0; j < d / 2; j++) { // NEOX pairs (j, j + d/2)
                     lambda[j] = c[j] * c[j] * var[j] + sn[j] * sn[j] * var[j + d / 2];
                     lambda[j + d / 2] = sn[j] * sn[j] * var[j] + c[j] * c[j] * var[j + d / 2];
                 }
@@ -121,7 +158,9 @@ class EvictionPolicyPropertiesTest {
                 double sum = 0;
                 for (int i = 0; i < m; i++) {
                     double dot = 0;
-                    for (int a = 0; a < d; a++) dot += layer.keys[0][4 + i][a] * mu[a];
+                    for (int a = 0; a < d; a++) {
+                        dot += layer.keys[0][4 + i][a] * mu[a];
+                    }
                     alpha[i] = Math.exp(dot / (10 * Math.sqrt(d)));
                     sum += alpha[i];
                 }
@@ -130,7 +169,9 @@ class EvictionPolicyPropertiesTest {
                 for (int i = 0; i < m; i++) {
                     alpha[i] /= sum;
                     double kappa = 0;
-                    for (int a = 0; a < d; a++) kappa += lambda[a] * layer.keys[0][4 + i][a] * layer.keys[0][4 + i][a];
+                    for (int a = 0; a < d; a++) {
+                        kappa += lambda[a] * layer.keys[0][4 + i][a] * layer.keys[0][4 + i][a];
+                    }
                     w[i] = alpha[i] * alpha[i] * (1 - alpha[i]) * (1 - alpha[i]) * kappa / d;
                     maxW = Math.max(maxW, w[i]);
                 }
@@ -156,8 +197,11 @@ class EvictionPolicyPropertiesTest {
         for (int budget = 0; budget <= n; budget++) {
             int[] kept = new UniformAllocator().select(scores, Budget.kept(budget), 0, 1)[0];
             int b = budget;
-            int[] want = IntStream.concat(IntStream.range(0, Math.min(b, 4)), IntStream.range(n - Math.max(b - 4, 0), n))
-                    .distinct().sorted().toArray();
+            int[] want = IntStream.concat(
+                            IntStream.range(0, Math.min(b, 4)), IntStream.range(n - Math.max(b - 4, 0), n))
+                    .distinct()
+                    .sorted()
+                    .toArray();
             assertArrayEquals(want, kept, "budget " + budget);
             // the README's budget-dependent scores select the same entries
             assertArrayEquals(want, TopK.top(readmeStreamingScores(n, b), b), "README scores, budget " + budget);
@@ -169,8 +213,12 @@ class EvictionPolicyPropertiesTest {
         double[] s = new double[n];
         int recent = Math.max(budget - 4, 0);
         int prot = 4 + recent;
-        for (int i = 0; i < 4; i++) s[i] = prot - i;
-        for (int j = 0; j < recent; j++) s[n - 1 - j] = recent - j;
+        for (int i = 0; i < 4; i++) {
+            s[i] = prot - i;
+        }
+        for (int j = 0; j < recent; j++) {
+            s[n - 1 - j] = recent - j;
+        }
         return s;
     }
 
@@ -180,9 +228,15 @@ class EvictionPolicyPropertiesTest {
         LayerSnapshot s = snapshot(new SyntheticLayer(4, 4, 2, n, 8));
         double[][] scores = new SnapKvScorer(8, 5).score(s);
         int[][] kept = new UniformAllocator().select(scores, Budget.kept(12), 0, 1);
-        for (int[] head : kept) for (int p = n - 8; p < n; p++) assertTrue(Arrays.binarySearch(head, p) >= 0, "window " + p);
+        for (int[] head : kept) {
+            for (int p = n - 8; p < n; p++) {
+                assertTrue(Arrays.binarySearch(head, p) >= 0, "window " + p);
+            }
+        }
         int[][] tight = new UniformAllocator().select(scores, Budget.kept(5), 0, 1);
-        for (int[] head : tight) assertArrayEquals(new int[] {35, 36, 37, 38, 39}, head);
+        for (int[] head : tight) {
+            assertArrayEquals(new int[] {35, 36, 37, 38, 39}, head);
+        }
     }
 
     @Test
@@ -190,7 +244,9 @@ class EvictionPolicyPropertiesTest {
         double[][] scores = {{1, 3, 3, 2, 3, 0.0}, {3, 3, -0.0, 3, 1, 0.0}};
         assertArrayEquals(new int[] {1, 2}, new UniformAllocator().select(scores, Budget.kept(2), 0, 1)[0]);
         assertArrayEquals(new int[] {0, 1, 3, 4}, new UniformAllocator().select(scores, Budget.kept(4), 0, 1)[1]);
-        assertArrayEquals(new int[] {0, 1, 2, 3, 4}, new UniformAllocator().select(scores, Budget.kept(5), 0, 1)[1],
+        assertArrayEquals(
+                new int[] {0, 1, 2, 3, 4},
+                new UniformAllocator().select(scores, Budget.kept(5), 0, 1)[1],
                 "−0.0 ties with 0.0");
         // AdaKV: equal scores across heads go to head 0 first
         int[][] ada = new AdaKvAllocator(0.0).select(new double[][] {{5, 1, 1}, {5, 1, 1}}, Budget.kept(2), 0, 1);
@@ -229,7 +285,9 @@ class EvictionPolicyPropertiesTest {
         mass[17] = 4;
         mass[9] = 3;
         FutureAttentionOracle oracle = new FutureAttentionOracle((layer, head) -> mass);
-        int[] kept = new EvictionPolicy(oracle, new UniformAllocator()).select(s, Budget.kept(3)).kept(0);
+        int[] kept = new EvictionPolicy(oracle, new UniformAllocator())
+                .select(s, Budget.kept(3))
+                .kept(0);
         assertArrayEquals(new int[] {3, 9, 17}, kept);
     }
 
@@ -240,9 +298,13 @@ class EvictionPolicyPropertiesTest {
         SyntheticLayer layer = new SyntheticLayer(8, 4, 2, 40, 8);
         LayerSnapshot full = snapshot(layer);
         KvHeadRows h1 = full.head(1);
-        int keep = 31;   // drop entries 5..13 of head 1
+        int keep = 31; // drop entries 5..13 of head 1
         List<Integer> idx = new ArrayList<>();
-        for (int i = 0; i < 40; i++) if (i < 5 || i > 13) idx.add(i);
+        for (int i = 0; i < 40; i++) {
+            if (i < 5 || i > 13) {
+                idx.add(i);
+            }
+        }
         double[] k = new double[keep * 8];
         double[] v = new double[keep * 8];
         int[] p = new int[keep];
@@ -251,8 +313,13 @@ class EvictionPolicyPropertiesTest {
             System.arraycopy(h1.values(), idx.get(j) * 8, v, j * 8, 8);
             p[j] = idx.get(j);
         }
-        LayerSnapshot ragged = new LayerSnapshot(0, 1, full.shape(),
-                new KvHeadRows[] {full.head(0), new KvHeadRows(keep, 8, k, v, p)}, full.futureRotation(), full.queries());
+        LayerSnapshot ragged = new LayerSnapshot(
+                0,
+                1,
+                full.shape(),
+                new KvHeadRows[] {full.head(0), new KvHeadRows(keep, 8, k, v, p)},
+                full.futureRotation(),
+                full.queries());
         double[][] scores = scorer.score(ragged);
         assertEquals(40, scores[0].length);
         assertEquals(keep, scores[1].length);

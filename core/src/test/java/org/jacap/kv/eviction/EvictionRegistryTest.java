@@ -38,7 +38,9 @@ class EvictionRegistryTest {
 
     @Test
     void parametersAndAliases() {
-        assertEquals(new JacapScorer(4, 20.0, 1e-6, false, true, 1.0), EvictionPolicies.scorer("jacap:tau=20,normalize=false"));
+        assertEquals(
+                new JacapScorer(4, 20.0, 1e-6, false, true, 1.0),
+                EvictionPolicies.scorer("jacap:tau=20,normalize=false"));
         assertEquals(new SnapKvScorer(32, 5), EvictionPolicies.scorer("snapkv:window=32"));
         assertEquals(new SnapKvScorer(16, 7), EvictionPolicies.scorer(" SnapKV : window_size = 16 , kernel-size=7 "));
         assertEquals(new RandomScorer(42), EvictionPolicies.scorer("random:seed=42"));
@@ -52,16 +54,20 @@ class EvictionRegistryTest {
 
     @Test
     void listsSplitAtCommasAndKeyValueItemsContinueTheirSpec() {
-        assertEquals(java.util.List.of("snapkv:window=32,kernel=5", "capkv", "jacap:tau=20"),
+        assertEquals(
+                java.util.List.of("snapkv:window=32,kernel=5", "capkv", "jacap:tau=20"),
                 EvictionPolicies.splitSpecs(" snapkv:window=32, kernel=5,,capkv,jacap:tau=20 "));
-        assertEquals(java.util.List.of("tau=5", "knorm"), EvictionPolicies.splitSpecs("tau=5,knorm")); // nothing to continue
+        assertEquals(
+                java.util.List.of("tau=5", "knorm"), EvictionPolicies.splitSpecs("tau=5,knorm")); // nothing to continue
         assertTrue(EvictionPolicies.splitSpecs(" , ").isEmpty());
     }
 
     @Test
     void unknownNamesListTheValidOnes() {
         JacapException e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("snapvk"));
-        for (String name : EvictionPolicies.SCORERS) assertTrue(e.getMessage().contains(name), e.getMessage());
+        for (String name : EvictionPolicies.SCORERS) {
+            assertTrue(e.getMessage().contains(name), e.getMessage());
+        }
         JacapException a = assertThrows(JacapException.class, () -> EvictionPolicies.allocator("pyramids"));
         assertTrue(a.getMessage().contains("uniform, pyramid, ada"), a.getMessage());
     }

@@ -31,8 +31,8 @@ class EvictionScheduleTest {
     static void load() {
         model = StoriesModel.load(StoriesModel.STORIES);
         tokenizer = StoriesModel.tokenizer(model);
-        prompt = tokenizer.encode("Once upon a time, there was a little girl named Lily. She loved to play outside.",
-                true, false);
+        prompt = tokenizer.encode(
+                "Once upon a time, there was a little girl named Lily. She loved to play outside.", true, false);
         // ~700 tokens of story text: the model's own greedy continuation, no eviction
         InferenceState st = model.newState(2048);
         int[] start = tokenizer.encode("Once upon a time", true, false);
@@ -47,7 +47,9 @@ class EvictionScheduleTest {
 
     @AfterAll
     static void close() {
-        if (model != null) model.close();
+        if (model != null) {
+            model.close();
+        }
     }
 
     private static EvictionSchedule schedule(EvictionSettings settings) {
@@ -58,8 +60,11 @@ class EvictionScheduleTest {
     private static void assertWithin(KvCache cache, int capacity) {
         for (int l = 0; l < cache.layers(); l++) {
             for (int g = 0; g < cache.kvHeads(); g++) {
-                assertThat(cache.length(l, g)).as("length of layer %d head %d", l, g).isLessThanOrEqualTo(capacity);
-                assertThat(cache.capacity(l, g)).as("allocated rows of layer %d head %d", l, g)
+                assertThat(cache.length(l, g))
+                        .as("length of layer %d head %d", l, g)
+                        .isLessThanOrEqualTo(capacity);
+                assertThat(cache.capacity(l, g))
+                        .as("allocated rows of layer %d head %d", l, g)
                         .isLessThanOrEqualTo(capacity);
             }
         }
@@ -69,14 +74,14 @@ class EvictionScheduleTest {
     @ValueSource(strings = {"jacap", "h2o"})
     void budgetedDecodingStaysWithinBudgetPlusSlackAtEveryStep(String policy) {
         int budget = 128;
-        int tokens = policy.equals("jacap") ? 2000 : 400;   // h2o takes the serial attention path
+        int tokens = policy.equals("jacap") ? 2000 : 400; // h2o takes the serial attention path
         EvictionSettings settings = EvictionSettings.budget(EvictionPolicies.policy(policy, "uniform"), budget);
         int capacity = budget + settings.slack();
         assertThat(settings.slack()).isEqualTo(16);
         EvictionSchedule s = schedule(settings);
         KvCache cache = s.state().kvCache();
         assertThat(cache.maxCapacity()).isEqualTo(capacity);
-        long bytesBound = 5L * 4 * capacity * (8 + 8 + 1) * 4;   // layers x heads x rows x (k + v + position) floats
+        long bytesBound = 5L * 4 * capacity * (8 + 8 + 1) * 4; // layers x heads x rows x (k + v + position) floats
         float[] logits = s.prompt(prompt, 0, prompt.length);
         int distinct = 0;
         boolean[] seen = new boolean[model.config().vocabSize()];
@@ -98,7 +103,8 @@ class EvictionScheduleTest {
             for (int g = 0; g < cache.kvHeads(); g++) {
                 int[] pos = Arrays.copyOf(cache.positions(l, g), cache.length(l, g));
                 assertThat(pos).isSorted();
-                assertThat(pos[pos.length - 1]).as("the newest token is at its true position")
+                assertThat(pos[pos.length - 1])
+                        .as("the newest token is at its true position")
                         .isEqualTo(prompt.length + tokens - 1);
             }
         }
@@ -118,7 +124,9 @@ class EvictionScheduleTest {
         int expectedEvents = (longPrompt.length - capacity + settings.slack() - 1) / settings.slack() + 1;
         assertThat(s.promptEvents()).isEqualTo(expectedEvents);
         for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) assertThat(cache.length(l, g)).isEqualTo(budget);
+            for (int g = 0; g < cache.kvHeads(); g++) {
+                assertThat(cache.length(l, g)).isEqualTo(budget);
+            }
         }
         assertThat(s.state().position()).isEqualTo(longPrompt.length);
         assertThat(logits).hasSize(model.config().vocabSize());
@@ -138,11 +146,15 @@ class EvictionScheduleTest {
         KvCache cache = s.state().kvCache();
         int kept = (int) (prompt.length * 0.5);
         for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) assertThat(cache.length(l, g)).isEqualTo(kept);
+            for (int g = 0; g < cache.kvHeads(); g++) {
+                assertThat(cache.length(l, g)).isEqualTo(kept);
+            }
         }
         assertThat(s.lastPromptCompression().entriesKept()).isEqualTo(5L * 4 * kept);
         assertThat(s.lastPromptCompression().entriesBefore()).isEqualTo(5L * 4 * prompt.length);
-        for (int i = 0; i < 10; i++) logits = s.decode(StoriesModel.argmax(logits));
+        for (int i = 0; i < 10; i++) {
+            logits = s.decode(StoriesModel.argmax(logits));
+        }
         assertThat(cache.length(3, 1)).isEqualTo(kept + 10);
         assertThat(s.decodeEvents()).isZero();
     }
@@ -153,11 +165,14 @@ class EvictionScheduleTest {
         EvictionSettings both = new EvictionSettings(policy, 0.25, 10, 16, 256, 512);
         EvictionSchedule s = schedule(both);
         s.prompt(prompt, 0, prompt.length);
-        assertThat(prompt.length).as("longer than budget + slack: chunk events first").isGreaterThan(26);
+        assertThat(prompt.length)
+                .as("longer than budget + slack: chunk events first")
+                .isGreaterThan(26);
         assertThat(s.state().kvCache().length(0, 0)).isEqualTo(10);
         EvictionSchedule r = schedule(new EvictionSettings(policy, 0.75, 10, 16, 256, 512));
         r.prompt(prompt, 0, prompt.length);
-        assertThat(r.state().kvCache().length(0, 0)).as("the ratio of the whole prompt")
+        assertThat(r.state().kvCache().length(0, 0))
+                .as("the ratio of the whole prompt")
                 .isEqualTo((int) (prompt.length * 0.25));
     }
 
@@ -195,12 +210,13 @@ class EvictionScheduleTest {
         InferenceState full = model.newState(1024);
         float[] fullLogits = model.forward(full, longPrompt, 0, 200, false);
         InferenceState st = full.copy();
-        KvCompressor.observe(model, st, EvictionPolicies.policy("jacap", "uniform").statistics());
+        KvCompressor.observe(
+                model, st, EvictionPolicies.policy("jacap", "uniform").statistics());
         // re-run the prompt on an observed state (the copy above only carries the cache)
         st.reset();
         model.forward(st, longPrompt, 0, 200, false);
-        CompressionResult r = KvCompressor.compress(model, st, EvictionPolicies.policy("jacap", "uniform"),
-                Budget.ratio(0.75));
+        CompressionResult r =
+                KvCompressor.compress(model, st, EvictionPolicies.policy("jacap", "uniform"), Budget.ratio(0.75));
         assertThat(r.entriesBefore()).isEqualTo(5L * 4 * 200);
         assertThat(r.entriesKept()).isEqualTo(5L * 4 * 50);
         assertThat(r.bytesInUse()).isEqualTo(st.kvCache().bytesInUse());
@@ -231,7 +247,9 @@ class EvictionScheduleTest {
             // (a tolerance only for JIT-dependent rounding; a wrong angle moves it by O(1))
             float[] mine = Arrays.copyOfRange(c.keys(0, g), (n - 1) * 8, n * 8);
             float[] ref = Arrays.copyOfRange(f.keys(0, g), 200 * 8, 201 * 8);
-            for (int a = 0; a < 8; a++) assertThat(mine[a]).isCloseTo(ref[a], within(1e-4f));
+            for (int a = 0; a < 8; a++) {
+                assertThat(mine[a]).isCloseTo(ref[a], within(1e-4f));
+            }
         }
     }
 
@@ -240,9 +258,11 @@ class EvictionScheduleTest {
         int[][] runs = new int[2][];
         int[][] kept = new int[2][];
         for (int run = 0; run < 2; run++) {
-            EvictionSchedule s = schedule(EvictionSettings.budget(EvictionPolicies.policy("random:seed=7", "uniform"), 32));
+            EvictionSchedule s =
+                    schedule(EvictionSettings.budget(EvictionPolicies.policy("random:seed=7", "uniform"), 32));
             runs[run] = StoriesModel.greedy(s, prompt, 120);
-            kept[run] = Arrays.copyOf(s.state().kvCache().positions(2, 3), s.state().kvCache().length(2, 3));
+            kept[run] = Arrays.copyOf(
+                    s.state().kvCache().positions(2, 3), s.state().kvCache().length(2, 3));
         }
         assertThat(runs[1]).containsExactly(runs[0]);
         assertThat(kept[1]).containsExactly(kept[0]);
@@ -271,21 +291,26 @@ class EvictionScheduleTest {
         EvictionSchedule s = new EvictionSchedule(model, st, settings, 40);
         s.prompt(prompt, 0, prompt.length);
         int[] more = new int[40];
-        assertThatThrownBy(() -> s.decode(more, 0, 40, false)).isInstanceOf(JacapException.class)
-                .hasMessageContaining("context full").hasMessageContaining("40 positions");
+        assertThatThrownBy(() -> s.decode(more, 0, 40, false))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("context full")
+                .hasMessageContaining("40 positions");
         assertThatThrownBy(() -> new EvictionSchedule(model, model.newState(8), settings, 100))
-                .isInstanceOf(JacapException.class).hasMessageContaining("EvictionSchedule.newState");
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("EvictionSchedule.newState");
     }
 
     @Test
     void policyNeedingStatisticsWithoutObserverIsAClearError() {
         InferenceState st = model.newState(256);
         model.forward(st, prompt, 0, prompt.length, false);
-        assertThatThrownBy(() -> KvCompressor.compress(model, st, EvictionPolicies.policy("capkv", "uniform"),
-                Budget.ratio(0.5))).isInstanceOf(JacapException.class).hasMessageContaining("install an eviction observer");
+        assertThatThrownBy(() -> KvCompressor.compress(
+                        model, st, EvictionPolicies.policy("capkv", "uniform"), Budget.ratio(0.5)))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("install an eviction observer");
         // knorm needs none
-        CompressionResult r = KvCompressor.compress(model, st, EvictionPolicies.policy("knorm", "uniform"),
-                Budget.kept(4));
+        CompressionResult r =
+                KvCompressor.compress(model, st, EvictionPolicies.policy("knorm", "uniform"), Budget.kept(4));
         assertThat(r.entriesKept()).isEqualTo(5L * 4 * 4);
     }
 }

@@ -39,12 +39,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class EvictionSessionTest {
     /** Words TinyStories text is made of; garbage from a broken cache hits few of them. */
-    private static final Set<String> COMMON = Set.of("a", "and", "the", "was", "to", "she", "he", "they", "it",
-            "her", "his", "said", "with", "in", "of", "one", "day", "upon", "time", "there", "little", "big", "play",
-            "saw", "had", "wanted", "very", "happy", "girl", "boy", "named", "mom", "loved", "is", "you", "i", "not",
-            "were", "so", "that", "on", "at", "for", "but", "be", "can", "go", "went", "see", "friends", "friend",
-            "too", "what", "do", "we", "them", "fun", "lily", "tom", "ben", "park", "ball", "toy", "toys", "tree",
-            "dog", "cat", "bird", "felt", "sad", "help", "let's", "are", "all", "up", "out", "once", "then", "back");
+    private static final Set<String> COMMON = Set.of(
+            "a", "and", "the", "was", "to", "she", "he", "they", "it", "her", "his", "said", "with", "in", "of", "one",
+            "day", "upon", "time", "there", "little", "big", "play", "saw", "had", "wanted", "very", "happy", "girl",
+            "boy", "named", "mom", "loved", "is", "you", "i", "not", "were", "so", "that", "on", "at", "for", "but",
+            "be", "can", "go", "went", "see", "friends", "friend", "too", "what", "do", "we", "them", "fun", "lily",
+            "tom", "ben", "park", "ball", "toy", "toys", "tree", "dog", "cat", "bird", "felt", "sad", "help", "let's",
+            "are", "all", "up", "out", "once", "then", "back");
+
     private static Engine engine;
 
     @BeforeAll
@@ -54,7 +56,9 @@ class EvictionSessionTest {
 
     @AfterAll
     static void close() {
-        if (engine != null) engine.close();
+        if (engine != null) {
+            engine.close();
+        }
     }
 
     static Stream<String> policies() {
@@ -63,39 +67,52 @@ class EvictionSessionTest {
 
     private static GenerationResult generate(KvPolicy policy, String prompt, int tokens) {
         try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
-            return s.generate(prompt, GenerationOptions.defaults().withMaxTokens(tokens)
-                    .withSampler(SamplerConfig.greedy()), TokenListener.none());
+            return s.generate(
+                    prompt,
+                    GenerationOptions.defaults().withMaxTokens(tokens).withSampler(SamplerConfig.greedy()),
+                    TokenListener.none());
         }
     }
 
     /** Fluent: enough distinct tokens, no long single-token run, ASCII words, mostly common English words. */
     private static void assertFluent(GenerationResult r, String what) {
         int[] ids = r.ids();
-        assertThat(Arrays.stream(ids).distinct().count()).as(what + " distinct tokens").isGreaterThanOrEqualTo(20);
+        assertThat(Arrays.stream(ids).distinct().count())
+                .as(what + " distinct tokens")
+                .isGreaterThanOrEqualTo(20);
         int run = 1;
         for (int i = 1; i < ids.length; i++) {
             run = ids[i] == ids[i - 1] ? run + 1 : 1;
             assertThat(run).as(what + " repeats one token").isLessThan(5);
         }
         String text = r.text();
-        assertThat(text.chars().allMatch(c -> c == '\n' || (c >= 32 && c < 127))).as(what + " is ASCII: " + text).isTrue();
+        assertThat(text.chars().allMatch(c -> c == '\n' || (c >= 32 && c < 127)))
+                .as(what + " is ASCII: " + text)
+                .isTrue();
         String[] words = text.toLowerCase(Locale.ROOT).split("[^a-z']+");
         List<String> real = Arrays.stream(words).filter(w -> !w.isEmpty()).toList();
         assertThat(real.size()).as(what + " words").isGreaterThanOrEqualTo(20);
         long common = real.stream().filter(COMMON::contains).count();
-        assertThat(common / (double) real.size()).as(what + " common-word share of: " + text).isGreaterThan(0.4);
-        assertThat(real.stream().mapToInt(String::length).max().orElse(0)).as(what + " no run-on words").isLessThan(15);
+        assertThat(common / (double) real.size())
+                .as(what + " common-word share of: " + text)
+                .isGreaterThan(0.4);
+        assertThat(real.stream().mapToInt(String::length).max().orElse(0))
+                .as(what + " no run-on words")
+                .isLessThan(15);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("policies")
     void everyPolicyKeepsTheStoryFluent(String name) {
         EvictionPolicy policy = EvictionPolicies.policy(name, "uniform");
-        GenerationResult ratio = generate(KvPolicy.evict(EvictionSettings.ratio(policy, 0.5)),
-                "Once upon a time, there was a little girl named Lily. She loved to play outside", 64);
+        GenerationResult ratio = generate(
+                KvPolicy.evict(EvictionSettings.ratio(policy, 0.5)),
+                "Once upon a time, there was a little girl named Lily. She loved to play outside",
+                64);
         assertThat(ratio.generatedTokens()).isEqualTo(64);
         assertFluent(ratio, name + " ratio 0.5");
-        GenerationResult budget = generate(KvPolicy.evict(EvictionSettings.budget(policy, 32)), "Once upon a time", 160);
+        GenerationResult budget =
+                generate(KvPolicy.evict(EvictionSettings.budget(policy, 32)), "Once upon a time", 160);
         assertFluent(budget, name + " budget 32");
     }
 
@@ -104,15 +121,19 @@ class EvictionSessionTest {
         Path ref = StoriesModel.fixtures().resolve("reference/reference_generations.json");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ref), "missing " + ref);
         JsonNode cases = new ObjectMapper().readTree(ref.toFile()).get("models").get(StoriesModel.STORIES);
-        List<KvPolicy> policies = new ArrayList<>(List.of(KvPolicy.NONE,
+        List<KvPolicy> policies = new ArrayList<>(List.of(
+                KvPolicy.NONE,
                 KvPolicy.evict(EvictionSettings.ratio(EvictionPolicies.policy("jacap", "uniform"), 0)),
                 KvPolicy.evict(EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 256))));
         for (JsonNode c : cases) {
             int[] expected = new int[c.get("greedy_ids").size()];
-            for (int i = 0; i < expected.length; i++) expected[i] = c.get("greedy_ids").get(i).asInt();
+            for (int i = 0; i < expected.length; i++) {
+                expected[i] = c.get("greedy_ids").get(i).asInt();
+            }
             for (KvPolicy p : policies) {
                 GenerationResult r = generate(p, c.get("prompt").asText(), expected.length);
-                assertThat(Arrays.copyOf(r.ids(), expected.length)).as(p.name() + " on \"" + c.get("prompt").asText() + "\"")
+                assertThat(Arrays.copyOf(r.ids(), expected.length))
+                        .as(p.name() + " on \"" + c.get("prompt").asText() + "\"")
                         .containsExactly(expected);
             }
         }
@@ -124,8 +145,13 @@ class EvictionSessionTest {
         String[] texts = new String[2];
         for (int run = 0; run < 2; run++) {
             try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
-                texts[run] = s.generate("Once upon a time", GenerationOptions.defaults().withMaxTokens(120)
-                        .withSampler(SamplerConfig.defaults().withSeed(42)), TokenListener.none()).text();
+                texts[run] = s.generate(
+                                "Once upon a time",
+                                GenerationOptions.defaults()
+                                        .withMaxTokens(120)
+                                        .withSampler(SamplerConfig.defaults().withSeed(42)),
+                                TokenListener.none())
+                        .text();
             }
         }
         assertThat(texts[1]).isEqualTo(texts[0]);
@@ -134,10 +160,12 @@ class EvictionSessionTest {
     @Test
     void aBudgetBoundsTheCacheAndOverflowIsNoError() {
         EvictionSettings settings = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 16);
-        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(0)
-                .withKvPolicy(KvPolicy.evict(settings)))) {
-            GenerationResult r = s.generate("Once upon a time", GenerationOptions.defaults().withMaxTokens(300)
-                    .withSampler(SamplerConfig.greedy()), TokenListener.none());
+        try (Session s = engine.newSession(
+                SessionOptions.defaults().withContextLength(0).withKvPolicy(KvPolicy.evict(settings)))) {
+            GenerationResult r = s.generate(
+                    "Once upon a time",
+                    GenerationOptions.defaults().withMaxTokens(300).withSampler(SamplerConfig.greedy()),
+                    TokenListener.none());
             assertThat(r.generatedTokens()).isEqualTo(300);
             KvCacheStats kv = s.kvCacheStats();
             assertThat(kv.peakHeadLength()).isEqualTo(32);
@@ -147,20 +175,26 @@ class EvictionSessionTest {
             assertThat(kv.policy()).startsWith("jacap:").contains("budget 16 + slack 16");
             assertThat(kv.evictionNanos()).isPositive();
             // a chat turn on top continues at the true position
-            s.generate(" The end.", GenerationOptions.defaults().withMaxTokens(5).withSampler(SamplerConfig.greedy()),
+            s.generate(
+                    " The end.",
+                    GenerationOptions.defaults().withMaxTokens(5).withSampler(SamplerConfig.greedy()),
                     TokenListener.none());
             assertThat(s.cachedTokens()).isGreaterThan(300);
         }
         // an explicit context still limits positions, up front
-        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(100)
-                .withKvPolicy(KvPolicy.evict(settings)))) {
-            assertThatThrownBy(() -> s.generate("Once upon a time", GenerationOptions.defaults().withMaxTokens(200),
-                    TokenListener.none())).isInstanceOf(JacapException.class).hasMessageContaining("context of 100");
+        try (Session s = engine.newSession(
+                SessionOptions.defaults().withContextLength(100).withKvPolicy(KvPolicy.evict(settings)))) {
+            assertThatThrownBy(() -> s.generate(
+                            "Once upon a time", GenerationOptions.defaults().withMaxTokens(200), TokenListener.none()))
+                    .isInstanceOf(JacapException.class)
+                    .hasMessageContaining("context of 100");
         }
         // without a policy, overflow stays an error
         try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(100))) {
-            assertThatThrownBy(() -> s.generate("Once upon a time", GenerationOptions.defaults().withMaxTokens(200),
-                    TokenListener.none())).isInstanceOf(JacapException.class).hasMessageContaining("context overflow");
+            assertThatThrownBy(() -> s.generate(
+                            "Once upon a time", GenerationOptions.defaults().withMaxTokens(200), TokenListener.none()))
+                    .isInstanceOf(JacapException.class)
+                    .hasMessageContaining("context overflow");
         }
     }
 
@@ -169,9 +203,11 @@ class EvictionSessionTest {
         KvPolicy policy = KvPolicy.evict(EvictionSettings.ratio(EvictionPolicies.policy("h2o", "uniform"), 0.5));
         try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
             GenerationOptions o = GenerationOptions.defaults().withMaxTokens(20).withSampler(SamplerConfig.greedy());
-            String first = s.generate("Once upon a time", o, TokenListener.none()).text();
+            String first =
+                    s.generate("Once upon a time", o, TokenListener.none()).text();
             s.reset();
-            assertThat(s.generate("Once upon a time", o, TokenListener.none()).text()).isEqualTo(first);
+            assertThat(s.generate("Once upon a time", o, TokenListener.none()).text())
+                    .isEqualTo(first);
         }
     }
 }

@@ -20,11 +20,15 @@ class EvictionSettingsTest {
         assertThat(b.slack()).isEqualTo(128);
         assertThat(b.ratio()).isZero();
         assertThat(b.policy().scorer().spec()).contains("tau=20.0");
-        assertThat(EvictionSettings.parse("capkv", null, null, 64, null, null).slack()).isEqualTo(16);
+        assertThat(EvictionSettings.parse("capkv", null, null, 64, null, null).slack())
+                .isEqualTo(16);
         EvictionSettings p = EvictionSettings.parse("knorm", "ada", 0.5, 64, 8, "4,16");
         assertThat(p.policy().describe()).isEqualTo("knorm:protect_sinks=4,protect_recent=16 / ada:alpha=0.2");
         assertThat(p.describe()).endsWith(", ratio 0.5, budget 64 + slack 8");
-        assertThat(EvictionSettings.parse("snapkv:window=8", null, null, 64, null, "0,4").policy().scorer().spec())
+        assertThat(EvictionSettings.parse("snapkv:window=8", null, null, 64, null, "0,4")
+                        .policy()
+                        .scorer()
+                        .spec())
                 .isEqualTo("snapkv:window_size=8,kernel_size=5,protect_sinks=0,protect_recent=4");
 
         assertError(() -> EvictionSettings.parse("jacap", null, null, null, null, null), "needs --kv-ratio R");
@@ -48,17 +52,27 @@ class EvictionSettingsTest {
 
     @Test
     void theCacheIsSizedForTheAllocatorsLargestShare() {
-        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 128).headCapacity(4)).isEqualTo(144);
-        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "pyramid"), 128).headCapacity(4))
+        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 128)
+                        .headCapacity(4))
+                .isEqualTo(144);
+        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "pyramid"), 128)
+                        .headCapacity(4))
                 .isEqualTo(2 * 128 + 16);
-        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128).headCapacity(4))
+        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128)
+                        .headCapacity(4))
                 .isEqualTo(4 * 128 + 16);
-        assertThatThrownBy(() -> EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.5).headCapacity(4))
+        assertThatThrownBy(() -> EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.5)
+                        .headCapacity(4))
                 .isInstanceOf(JacapException.class);
-        EvictionSettings both = new EvictionSettings(EvictionPolicies.policy("capkv", "uniform"), 0.75, 100, 16, 256, 512);
+        EvictionSettings both =
+                new EvictionSettings(EvictionPolicies.policy("capkv", "uniform"), 0.75, 100, 16, 256, 512);
         assertThat(both.promptBudget(200).keptCount(200)).isEqualTo(50);
-        assertThat(both.promptBudget(1000).keptCount(116)).as("the budget caps the ratio").isEqualTo(100);
-        assertThat(EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.9).promptBudget(1).keptCount(100))
+        assertThat(both.promptBudget(1000).keptCount(116))
+                .as("the budget caps the ratio")
+                .isEqualTo(100);
+        assertThat(EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.9)
+                        .promptBudget(1)
+                        .keptCount(100))
                 .isEqualTo(9);
     }
 
@@ -82,14 +96,14 @@ class EvictionSettingsTest {
 
     @Test
     void partialRopeRotatesOnlyItsPairs() {
-        double[] invFreq = {1.0, 0.1};   // 4 rotated dimensions of 6
+        double[] invFreq = {1.0, 0.1}; // 4 rotated dimensions of 6
         AveragedRotation neox = AveragedRotation.overPositions(RopeLayout.NEOX, invFreq, 6, 10, 512);
         double[] x = {1, 2, 3, 4, 5, 6};
         double[] out = new double[6];
         neox.apply(x, out);
         double c0 = neox.cbar()[0];
         double s0 = neox.sbar()[0];
-        assertThat(out[0]).isCloseTo(c0 * 1 - s0 * 3, within(1e-15));   // pair (0, 2): halves of the 4 rotated dims
+        assertThat(out[0]).isCloseTo(c0 * 1 - s0 * 3, within(1e-15)); // pair (0, 2): halves of the 4 rotated dims
         assertThat(out[2]).isCloseTo(s0 * 1 + c0 * 3, within(1e-15));
         assertThat(out[4]).isEqualTo(5);
         assertThat(out[5]).isEqualTo(6);
@@ -104,7 +118,11 @@ class EvictionSettingsTest {
     @Test
     void bulkMomentsEqualTheIncrementalOnes() {
         AttentionShape shape = new AttentionShape(2, 1, 5);
-        StatisticsSpec spec = StatisticsSpec.of(3, 0, QueryStatistic.PRE_ROPE_MEAN, QueryStatistic.PRE_ROPE_VARIANCE,
+        StatisticsSpec spec = StatisticsSpec.of(
+                3,
+                0,
+                QueryStatistic.PRE_ROPE_MEAN,
+                QueryStatistic.PRE_ROPE_VARIANCE,
                 QueryStatistic.PRE_ROPE_COVARIANCE);
         QueryStatistics welford = new QueryStatistics(shape, spec);
         QueryStatistics bulk = new QueryStatistics(shape, spec);
@@ -114,24 +132,36 @@ class EvictionSettingsTest {
         int[] positions = new int[rows];
         for (int t = 0; t < rows; t++) {
             positions[t] = t;
-            for (int a = 0; a < 10; a++) data[t * 10 + a] = (float) (3 + r.nextGaussian());
-            for (int h = 0; h < 2; h++) welford.observePreRope(h, t, data, t * 10 + h * 5);
+            for (int a = 0; a < 10; a++) {
+                data[t * 10 + a] = (float) (3 + r.nextGaussian());
+            }
+            for (int h = 0; h < 2; h++) {
+                welford.observePreRope(h, t, data, t * 10 + h * 5);
+            }
         }
-        bulk.observePreRope(0, 10, data, 0);   // replaced, not added to
-        for (int h = 0; h < 2; h++) bulk.replaceMoments(h, data, h * 5, 10, positions, rows);
+        bulk.observePreRope(0, 10, data, 0); // replaced, not added to
+        for (int h = 0; h < 2; h++) {
+            bulk.replaceMoments(h, data, h * 5, 10, positions, rows);
+        }
         double[] a = new double[25];
         double[] b = new double[25];
         for (int h = 0; h < 2; h++) {
             assertThat(bulk.momentCount(h)).isEqualTo(rows - 3);
             welford.meanInto(h, a);
             bulk.meanInto(h, b);
-            for (int i = 0; i < 5; i++) assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            for (int i = 0; i < 5; i++) {
+                assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            }
             welford.varianceInto(h, a);
             bulk.varianceInto(h, b);
-            for (int i = 0; i < 5; i++) assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            for (int i = 0; i < 5; i++) {
+                assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            }
             welford.covarianceInto(h, a);
             bulk.covarianceInto(h, b);
-            for (int i = 0; i < 25; i++) assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            for (int i = 0; i < 25; i++) {
+                assertThat(b[i]).isCloseTo(a[i], within(1e-12));
+            }
         }
     }
 }

@@ -21,17 +21,29 @@ class EvictionStatisticsTest {
         int n = 500;
         double[][] x = new double[n][6];
         for (int t = 0; t < n; t++) {
-            for (int a = 0; a < 6; a++) x[t][a] = 1e4 * (a + 1) + r.nextGaussian() * (a + 0.5);
+            for (int a = 0; a < 6; a++) {
+                x[t][a] = 1e4 * (a + 1) + r.nextGaussian() * (a + 0.5);
+            }
             stats.observePreRope(1, t, x[t], 0);
         }
         int m = n - 4;
         assertEquals(m, stats.momentCount(1));
         double[] mean = new double[6];
-        for (int t = 4; t < n; t++) for (int a = 0; a < 6; a++) mean[a] += x[t][a];
-        for (int a = 0; a < 6; a++) mean[a] /= m;
+        for (int t = 4; t < n; t++) {
+            for (int a = 0; a < 6; a++) {
+                mean[a] += x[t][a];
+            }
+        }
+        for (int a = 0; a < 6; a++) {
+            mean[a] /= m;
+        }
         double[] cov = new double[36];
         for (int t = 4; t < n; t++) {
-            for (int a = 0; a < 6; a++) for (int b = 0; b < 6; b++) cov[a * 6 + b] += (x[t][a] - mean[a]) * (x[t][b] - mean[b]) / m;
+            for (int a = 0; a < 6; a++) {
+                for (int b = 0; b < 6; b++) {
+                    cov[a * 6 + b] += (x[t][a] - mean[a]) * (x[t][b] - mean[b]) / m;
+                }
+            }
         }
         double[] gotMean = new double[6];
         double[] gotVar = new double[6];
@@ -42,7 +54,9 @@ class EvictionStatisticsTest {
         for (int a = 0; a < 6; a++) {
             assertEquals(mean[a], gotMean[a], 1e-13 * Math.abs(mean[a]));
             assertEquals(cov[a * 7], gotVar[a], 1e-9 * cov[a * 7]);
-            for (int b = 0; b < 6; b++) assertEquals(cov[a * 6 + b], gotCov[a * 6 + b], 1e-9 * Math.sqrt(cov[a * 7] * cov[b * 7]));
+            for (int b = 0; b < 6; b++) {
+                assertEquals(cov[a * 6 + b], gotCov[a * 6 + b], 1e-9 * Math.sqrt(cov[a * 7] * cov[b * 7]));
+            }
         }
     }
 
@@ -54,7 +68,9 @@ class EvictionStatisticsTest {
         for (int t = 0; t < 20; t++) {
             float[] q = new float[8];
             double[] qd = new double[8];
-            for (int a = 0; a < 8; a++) qd[a] = q[a] = (float) r.nextGaussian();
+            for (int a = 0; a < 8; a++) {
+                qd[a] = q[a] = (float) r.nextGaussian();
+            }
             f.observePreRope(0, t, q, 2);
             d.observePreRope(0, t, qd, 2);
             f.observePostRope(0, t, q, 1);
@@ -120,9 +136,12 @@ class EvictionStatisticsTest {
         JacapException e = assertThrows(JacapException.class, () -> stats.meanInto(0, new double[6]));
         assertTrue(e.getMessage().contains("PRE_ROPE_MEAN"), e.getMessage());
         assertThrows(JacapException.class, () -> stats.recentCount(0));
-        QueryStatistics capkv = new QueryStatistics(SHAPE, CapKvScorer.defaults().statistics());
+        QueryStatistics capkv =
+                new QueryStatistics(SHAPE, CapKvScorer.defaults().statistics());
         assertTrue(capkv.gathers(QueryStatistic.PRE_ROPE_MEAN));
-        assertEquals(EnumSet.of(QueryStatistic.PRE_ROPE_MEAN), EnumSet.copyOf(capkv.spec().needs()));
+        assertEquals(
+                EnumSet.of(QueryStatistic.PRE_ROPE_MEAN),
+                EnumSet.copyOf(capkv.spec().needs()));
         assertThrows(JacapException.class, () -> capkv.meanInto(0, new double[6]), "nothing observed yet");
     }
 
@@ -133,30 +152,41 @@ class EvictionStatisticsTest {
             AveragedRotation r = AveragedRotation.overPositions(layout, invFreq, 37, 512);
             double[] var = {1, 2, 3, 4, 5, 6};
             double[] cov = new double[36];
-            for (int a = 0; a < 6; a++) cov[a * 7] = var[a];
+            for (int a = 0; a < 6; a++) {
+                cov[a * 7] = var[a];
+            }
             double[] full = new double[36];
             double[] diag = new double[6];
             r.applyToCovariance(cov, full);
             r.applyToDiagonal(var, diag);
-            for (int a = 0; a < 6; a++) assertEquals(full[a * 7], diag[a], 1e-15);
+            for (int a = 0; a < 6; a++) {
+                assertEquals(full[a * 7], diag[a], 1e-15);
+            }
         }
     }
 
     @Test
     void oneSpecCanServeSeveralPolicies() {
         StatisticsSpec all = StatisticsSpec.NOTHING;
-        for (String name : EvictionPolicies.SCORERS) all = all.union(EvictionPolicies.scorer(name).statistics());
+        for (String name : EvictionPolicies.SCORERS) {
+            all = all.union(EvictionPolicies.scorer(name).statistics());
+        }
         assertEquals(EnumSet.allOf(QueryStatistic.class), EnumSet.copyOf(all.needs()));
         assertEquals(4, all.momentsFromPosition());
         assertEquals(64, all.recentQueries());
         StatisticsSpec capkv = CapKvScorer.defaults().statistics();
-        assertThrows(JacapException.class, () -> capkv.union(EvictionPolicies.scorer("jacap:n_sink=2").statistics()));
+        assertThrows(
+                JacapException.class,
+                () -> capkv.union(EvictionPolicies.scorer("jacap:n_sink=2").statistics()));
         // the same fed statistics give every policy the same scores as its own narrower statistics
         SyntheticLayer layer = new SyntheticLayer(30, 4, 2, 70, 8);
         LayerSnapshot shared = layer.snapshot(all);
         for (String name : EvictionPolicies.SCORERS) {
             KvScorer scorer = EvictionPolicies.scorer(name);
-            assertTrue(java.util.Arrays.deepEquals(scorer.score(layer.snapshot(scorer.statistics())), scorer.score(shared)), name);
+            assertTrue(
+                    java.util.Arrays.deepEquals(
+                            scorer.score(layer.snapshot(scorer.statistics())), scorer.score(shared)),
+                    name);
         }
     }
 }

@@ -27,12 +27,16 @@ class SlidingWindowEvictionTest {
     static void load() {
         model = StoriesModel.load(StoriesModel.GEMMA3);
         prompt = new int[60];
-        for (int i = 0; i < prompt.length; i++) prompt[i] = 1 + (i * 37 + 11) % 500;
+        for (int i = 0; i < prompt.length; i++) {
+            prompt[i] = 1 + (i * 37 + 11) % 500;
+        }
     }
 
     @AfterAll
     static void close() {
-        if (model != null) model.close();
+        if (model != null) {
+            model.close();
+        }
     }
 
     @Test
@@ -68,8 +72,8 @@ class SlidingWindowEvictionTest {
         InferenceState st = model.newState(256);
         model.forward(st, prompt, 0, prompt.length, false);
         // a budget above every head's length: only the local layer's dead entries go
-        CompressionResult r = KvCompressor.compress(model, st, EvictionPolicies.policy("knorm", "uniform"),
-                Budget.kept(1000));
+        CompressionResult r =
+                KvCompressor.compress(model, st, EvictionPolicies.policy("knorm", "uniform"), Budget.kept(1000));
         KvCache c = st.kvCache();
         int firstLive = prompt.length - WINDOW + 1;
         for (int g = 0; g < c.kvHeads(); g++) {
@@ -111,7 +115,9 @@ class SlidingWindowEvictionTest {
             logits = t.decode(StoriesModel.argmax(logits));
             KvCache tc = t.state().kvCache();
             for (int l = 0; l < 2; l++) {
-                for (int g = 0; g < tc.kvHeads(); g++) assertThat(tc.length(l, g)).isLessThanOrEqualTo(12 + 16);
+                for (int g = 0; g < tc.kvHeads(); g++) {
+                    assertThat(tc.length(l, g)).isLessThanOrEqualTo(12 + 16);
+                }
             }
         }
         KvCache tc = t.state().kvCache();

@@ -39,13 +39,17 @@ class StoriesActivationsFixtureTest {
         List<Path> cases;
         try (Stream<Path> files = Files.list(dir)) {
             cases = files.filter(p -> p.getFileName().toString().matches("c\\d+.*\\.json")
-                    && !p.getFileName().toString().endsWith(".inputs.json")).sorted().toList();
+                            && !p.getFileName().toString().endsWith(".inputs.json"))
+                    .sorted()
+                    .toList();
         }
         List<DynamicTest> tests = new java.util.ArrayList<>();
         for (Path c : cases) {
             JsonNode root = json.readTree(c.toFile());
             JsonNode ids = root.path("structure").path("token_ids");
-            if (!ids.isArray() || ids.isEmpty()) continue;
+            if (!ids.isArray() || ids.isEmpty()) {
+                continue;
+            }
             tests.add(DynamicTest.dynamicTest(c.getFileName().toString(), () -> check(json, dir, root, ids)));
         }
         assumeTrue(!tests.isEmpty(), "no eviction case with structure.token_ids (c08) in " + dir + ": skipped");
@@ -53,14 +57,20 @@ class StoriesActivationsFixtureTest {
     }
 
     private static void check(ObjectMapper json, Path dir, JsonNode root, JsonNode idsNode) throws IOException {
-        JsonNode inputs = root.has("inputs") ? root.get("inputs")
-                : json.readTree(dir.resolve(root.get("inputs_file").asText()).toFile()).get("inputs");
+        JsonNode inputs = root.has("inputs")
+                ? root.get("inputs")
+                : json.readTree(dir.resolve(root.get("inputs_file").asText()).toFile())
+                        .get("inputs");
         int[] ids = new int[idsNode.size()];
-        for (int i = 0; i < ids.length; i++) ids[i] = idsNode.get(i).asInt();
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = idsNode.get(i).asInt();
+        }
         try (Model model = StoriesModel.load(StoriesModel.STORIES)) {
             InferenceState st = model.newState(ids.length + 1);
-            EvictionObserver observer = new EvictionObserver(KvCompressor.shapes(model),
-                    EvictionPolicies.policy("capkv", "uniform").statistics(), 0);
+            EvictionObserver observer = new EvictionObserver(
+                    KvCompressor.shapes(model),
+                    EvictionPolicies.policy("capkv", "uniform").statistics(),
+                    0);
             float[][] qPre = new float[ids.length][];
             float[][] qPost = new float[ids.length][];
             st.setObserver(new ForwardObserver() {
@@ -78,31 +88,50 @@ class StoriesActivationsFixtureTest {
             for (int g = 0; g < 2; g++) {
                 for (int i = 0; i < ids.length; i++) {
                     for (int a = 0; a < D; a++) {
-                        close(cache.keys(LAYER, FIRST_KV + g)[i * D + a], inputs.get("K").get(g).get(i).get(a), "K");
-                        close(cache.values(LAYER, FIRST_KV + g)[i * D + a], inputs.get("V").get(g).get(i).get(a), "V");
+                        close(
+                                cache.keys(LAYER, FIRST_KV + g)[i * D + a],
+                                inputs.get("K").get(g).get(i).get(a),
+                                "K");
+                        close(
+                                cache.values(LAYER, FIRST_KV + g)[i * D + a],
+                                inputs.get("V").get(g).get(i).get(a),
+                                "V");
                     }
                 }
             }
             for (int h = 0; h < 4; h++) {
                 for (int i = 0; i < ids.length; i++) {
                     for (int a = 0; a < D; a++) {
-                        close(qPre[i][(FIRST_Q + h) * D + a], inputs.get("Qpre").get(h).get(i).get(a), "Qpre");
-                        close(qPost[i][(FIRST_Q + h) * D + a], inputs.get("Q").get(h).get(i).get(a), "Q");
+                        close(
+                                qPre[i][(FIRST_Q + h) * D + a],
+                                inputs.get("Qpre").get(h).get(i).get(a),
+                                "Qpre");
+                        close(
+                                qPost[i][(FIRST_Q + h) * D + a],
+                                inputs.get("Q").get(h).get(i).get(a),
+                                "Q");
                     }
                 }
             }
             // the engine's own statistics and R̄ select nearly the fixture's CapKV set
             st.setObserver(observer);
             KvCompressor.compress(model, st, EvictionPolicies.policy("capkv", "uniform"), Budget.ratio(0.5));
-            JsonNode expected = root.get("expected").get("capkv").get("kept").get("uniform").get("r0.5");
+            JsonNode expected =
+                    root.get("expected").get("capkv").get("kept").get("uniform").get("r0.5");
             for (int g = 0; g < 2; g++) {
                 Set<Integer> want = new HashSet<>();
                 expected.get(g).forEach(p -> want.add(p.asInt()));
                 int n = cache.length(LAYER, FIRST_KV + g);
                 assertThat(n).isEqualTo(want.size());
                 int same = 0;
-                for (int j = 0; j < n; j++) if (want.contains(cache.positions(LAYER, FIRST_KV + g)[j])) same++;
-                assertThat(same).as("KV head %d overlap with the fixture's kept set", g).isGreaterThanOrEqualTo(n * 95 / 100);
+                for (int j = 0; j < n; j++) {
+                    if (want.contains(cache.positions(LAYER, FIRST_KV + g)[j])) {
+                        same++;
+                    }
+                }
+                assertThat(same)
+                        .as("KV head %d overlap with the fixture's kept set", g)
+                        .isGreaterThanOrEqualTo(n * 95 / 100);
             }
         }
     }

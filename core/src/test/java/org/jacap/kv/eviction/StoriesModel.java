@@ -16,19 +16,24 @@ final class StoriesModel {
     static final String STORIES = "stories260K.gguf";
     static final String GEMMA3 = "gemma3-F16.gguf";
 
-    private StoriesModel() {
-    }
+    private StoriesModel() {}
 
     static Path fixtures() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures")).toAbsolutePath().normalize();
+        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
+                .toAbsolutePath()
+                .normalize();
         assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
         return dir;
     }
 
     static Path model(String name) {
         Path d = fixtures();
-        for (Path p : new Path[] {d.resolve("models").resolve(name), d.resolve("oracle/models").resolve(name)}) {
-            if (Files.isRegularFile(p)) return p;
+        for (Path p : new Path[] {
+            d.resolve("models").resolve(name), d.resolve("oracle/models").resolve(name)
+        }) {
+            if (Files.isRegularFile(p)) {
+                return p;
+            }
         }
         assumeTrue(false, "model " + name + " not found under " + d);
         return null;
@@ -48,7 +53,11 @@ final class StoriesModel {
 
     static int argmax(float[] logits) {
         int best = 0;
-        for (int i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+        for (int i = 1; i < logits.length; i++) {
+            if (logits[i] > logits[best]) {
+                best = i;
+            }
+        }
         return best;
     }
 
@@ -58,7 +67,9 @@ final class StoriesModel {
         int[] out = new int[n];
         for (int i = 0; i < n; i++) {
             out[i] = argmax(logits);
-            if (i + 1 < n) logits = schedule.decode(out[i]);
+            if (i + 1 < n) {
+                logits = schedule.decode(out[i]);
+            }
         }
         return out;
     }

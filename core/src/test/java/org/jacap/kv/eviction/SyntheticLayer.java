@@ -7,9 +7,9 @@ import java.util.SplittableRandom;
 final class SyntheticLayer {
     final AttentionShape shape;
     final int n;
-    final double[][][] keys;     // [Hkv][n][d], post-RoPE
+    final double[][][] keys; // [Hkv][n][d], post-RoPE
     final double[][][] values;
-    final double[][][] qPre;     // [Hq][n][d]
+    final double[][][] qPre; // [Hq][n][d]
     final double[][][] q;
 
     SyntheticLayer(long seed, int hq, int hkv, int n, int d) {
@@ -21,7 +21,9 @@ final class SyntheticLayer {
         qPre = new double[hq][n][d];
         q = new double[hq][n][d];
         double[] queryMean = new double[d];
-        for (int a = 0; a < d; a++) queryMean[a] = r.nextGaussian();
+        for (int a = 0; a < d; a++) {
+            queryMean[a] = r.nextGaussian();
+        }
         for (int g = 0; g < hkv; g++) {
             for (int i = 0; i < n; i++) {
                 for (int a = 0; a < d; a++) {
@@ -50,7 +52,9 @@ final class SyntheticLayer {
     }
 
     SyntheticLayer zeroValue(int i) {
-        for (int g = 0; g < shape.kvHeads(); g++) values[g][i] = new double[shape.headDim()];
+        for (int g = 0; g < shape.kvHeads(); g++) {
+            values[g][i] = new double[shape.headDim()];
+        }
         return this;
     }
 
@@ -65,7 +69,9 @@ final class SyntheticLayer {
     LayerSnapshot snapshot(StatisticsSpec spec, int layer, int layerCount) {
         int d = shape.headDim();
         KvHeadRows[] heads = new KvHeadRows[shape.kvHeads()];
-        for (int g = 0; g < heads.length; g++) heads[g] = KvHeadRows.ofRows(keys[g], values[g]);
+        for (int g = 0; g < heads.length; g++) {
+            heads[g] = KvHeadRows.ofRows(keys[g], values[g]);
+        }
         QueryStatistics stats = new QueryStatistics(shape, spec);
         double[] row = new double[n];
         for (int h = 0; h < shape.queryHeads(); h++) {
@@ -77,19 +83,27 @@ final class SyntheticLayer {
                     double max = Double.NEGATIVE_INFINITY;
                     for (int j = 0; j <= t; j++) {
                         double s = 0;
-                        for (int a = 0; a < d; a++) s += q[h][t][a] * k[j][a];
+                        for (int a = 0; a < d; a++) {
+                            s += q[h][t][a] * k[j][a];
+                        }
                         row[j] = s / Math.sqrt(d);
                         max = Math.max(max, row[j]);
                     }
                     double sum = 0;
-                    for (int j = 0; j <= t; j++) sum += row[j] = Math.exp(row[j] - max);
-                    for (int j = 0; j <= t; j++) row[j] /= sum;
+                    for (int j = 0; j <= t; j++) {
+                        sum += row[j] = Math.exp(row[j] - max);
+                    }
+                    for (int j = 0; j <= t; j++) {
+                        row[j] /= sum;
+                    }
                     stats.observeAttention(h, row, 0, t + 1);
                 }
             }
         }
         double[] invFreq = new double[d / 2];
-        for (int j = 0; j < d / 2; j++) invFreq[j] = Math.pow(10000.0, -2.0 * j / d);
+        for (int j = 0; j < d / 2; j++) {
+            invFreq[j] = Math.pow(10000.0, -2.0 * j / d);
+        }
         AveragedRotation rotation = AveragedRotation.overPositions(RopeLayout.NEOX, invFreq, n, 512);
         return new LayerSnapshot(layer, layerCount, shape, heads, rotation, stats);
     }
