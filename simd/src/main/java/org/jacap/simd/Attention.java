@@ -2,7 +2,6 @@ package org.jacap.simd;
 
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -45,10 +44,10 @@ public final class Attention {
                 a2 = qv.fma(FloatVector.fromArray(F, keys, k2 + c), a2);
                 a3 = qv.fma(FloatVector.fromArray(F, keys, k3 + c), a3);
             }
-            float s0 = a0.reduceLanes(VectorOperators.ADD);
-            float s1 = a1.reduceLanes(VectorOperators.ADD);
-            float s2 = a2.reduceLanes(VectorOperators.ADD);
-            float s3 = a3.reduceLanes(VectorOperators.ADD);
+            float s0 = LaneSums.sum(a0);
+            float s1 = LaneSums.sum(a1);
+            float s2 = LaneSums.sum(a2);
+            float s3 = LaneSums.sum(a3);
             for (int c = dv; c < d; c++) {
                 float qc = q[qOff + c];
                 s0 += qc * keys[k0 + c];
@@ -67,7 +66,7 @@ public final class Attention {
             for (int c = 0; c < dv; c += l) {
                 a0 = FloatVector.fromArray(F, q, qOff + c).fma(FloatVector.fromArray(F, keys, k0 + c), a0);
             }
-            float s0 = a0.reduceLanes(VectorOperators.ADD);
+            float s0 = LaneSums.sum(a0);
             for (int c = dv; c < d; c++) {
                 s0 += q[qOff + c] * keys[k0 + c];
             }

@@ -41,7 +41,7 @@ final class BF16Kernel implements TypeKernel {
             s1 = HalfVectors.bf16ToFloat((IntVector) h1.convertShape(VectorOperators.S2I, I, 0))
                     .fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
         }
-        float sum = s0.add(s1).reduceLanes(VectorOperators.ADD);
+        float sum = LaneSums.sum256(s0.add(s1));
         for (; i < count; i++) {
             sum = Math.fma(HalfFloats.bf16ToFloat(src.get(SHORT, offset + 2L * i)), x[xOff + i], sum);
         }

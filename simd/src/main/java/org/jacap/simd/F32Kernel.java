@@ -6,7 +6,6 @@ import static org.jacap.simd.Layouts.LE;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /** F32: 4 bytes per element, little-endian IEEE single. */
@@ -44,7 +43,7 @@ final class F32Kernel implements TypeKernel {
             s0 = FloatVector.fromMemorySegment(F, src, offset + 4L * i, LE)
                     .fma(FloatVector.fromArray(F, x, xOff + i), s0);
         }
-        float sum = s0.add(s1).add(s2.add(s3)).reduceLanes(VectorOperators.ADD);
+        float sum = LaneSums.sum256(s0.add(s1).add(s2.add(s3)));
         for (; i < count; i++) {
             sum = Math.fma(src.get(FLOAT, offset + 4L * i), x[xOff + i], sum);
         }

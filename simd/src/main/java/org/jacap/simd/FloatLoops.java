@@ -33,7 +33,7 @@ final class FloatLoops {
         for (int bound = n & ~7; i < bound; i += 8) {
             s0 = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), s0);
         }
-        float sum = s0.add(s1).add(s2.add(s3)).reduceLanes(jdk.incubator.vector.VectorOperators.ADD);
+        float sum = LaneSums.sum256(s0.add(s1).add(s2.add(s3)));
         for (; i < n; i++) {
             sum = Math.fma(a[aOff + i], b[bOff + i], sum);
         }

@@ -101,7 +101,7 @@ final class Q4KKernel implements TypeKernel {
                 }
             }
         }
-        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
+        return LaneSums.sum256(acc.add(acc2));
     }
 
     @Override
@@ -156,7 +156,7 @@ final class Q4KKernel implements TypeKernel {
             acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
             minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xd[b] * msum;
         }
-        return acc.reduceLanes(VectorOperators.ADD) - minimums;
+        return LaneSums.sum256(acc) - minimums;
     }
 
     /** Scalar twin of {@link #dotQ8}: the same integer sums per super-block. */

@@ -223,7 +223,7 @@ final class Q5KKernel implements TypeKernel {
             acc = sq.add(sq2).fma(FloatVector.broadcast(F, scales[2 * k]), acc);
             acc = sx.fma(FloatVector.broadcast(F, -scales[2 * k + 1]), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return LaneSums.sum256(acc);
     }
 
     @Override

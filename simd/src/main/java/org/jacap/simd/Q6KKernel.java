@@ -155,7 +155,7 @@ final class Q6KKernel implements TypeKernel {
             acc = s1.fma(FloatVector.broadcast(F, scales[2 * k]), acc);
             acc2 = s2.fma(FloatVector.broadcast(F, scales[2 * k + 1]), acc2);
         }
-        return acc.add(acc2).reduceLanes(VectorOperators.ADD);
+        return LaneSums.sum256(acc.add(acc2));
     }
 
     /** Scalar twin of {@link #dot}: the same two passes. */

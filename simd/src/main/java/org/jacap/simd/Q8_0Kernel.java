@@ -68,7 +68,7 @@ final class Q8_0Kernel implements TypeKernel {
                     .fma(FloatVector.fromArray(F, x, xo + 24), t);
             acc = s.add(t).fma(d, acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return LaneSums.sum256(acc);
     }
 
     /** Scalar twin of {@link #dot}, factored the same way. */
@@ -119,7 +119,7 @@ final class Q8_0Kernel implements TypeKernel {
                     .add(pi.lanewise(VectorOperators.ASHR, 16));
             acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
         }
-        return acc.reduceLanes(VectorOperators.ADD);
+        return LaneSums.sum256(acc);
     }
 
     @Override

@@ -2,7 +2,6 @@ package org.jacap.simd;
 
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -48,7 +47,7 @@ public final class Softmax {
                 e.intoArray(x, off + i);
                 acc = acc.add(e);
             }
-            sum += acc.reduceLanes(VectorOperators.ADD);
+            sum += LaneSums.sum(acc);
         }
         for (; i < n; i++) {
             float e = (float) Math.exp(x[off + i] - max);
@@ -80,7 +79,7 @@ public final class Softmax {
                 acc = acc.add(
                         VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax)));
             }
-            sum += acc.reduceLanes(VectorOperators.ADD);
+            sum += LaneSums.sum(acc);
         }
         for (; i < n; i++) {
             sum += Math.exp(x[off + i] - max);

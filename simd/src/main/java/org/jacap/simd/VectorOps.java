@@ -47,7 +47,7 @@ public final class VectorOps {
             for (; i <= n - l; i += l) {
                 acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
             }
-            s = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+            s = LaneSums.sum(acc0.add(acc1).add(acc2.add(acc3)));
         }
         for (; i < n; i++) {
             s += a[ao + i] * b[bo + i];
@@ -133,7 +133,7 @@ public final class VectorOps {
             for (; i <= n - l; i += l) {
                 acc0 = acc0.add(widen(FloatVector.fromArray(FH, x, o + i)));
             }
-            s = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+            s = LaneSums.sum(acc0.add(acc1));
         }
         for (; i < n; i++) {
             s += x[o + i];
@@ -163,7 +163,7 @@ public final class VectorOps {
                 FloatVector v0 = FloatVector.fromArray(FH, x, o + i);
                 acc0 = acc0.add(widen(v0.mul(v0)));
             }
-            s = acc0.add(acc1).reduceLanes(VectorOperators.ADD);
+            s = LaneSums.sum(acc0.add(acc1));
         }
         for (; i < n; i++) {
             float v = x[o + i];
@@ -220,7 +220,7 @@ public final class VectorOps {
             for (; i <= n - l; i += l) {
                 acc0 = DoubleVector.fromArray(D, a, ao + i).fma(DoubleVector.fromArray(D, b, bo + i), acc0);
             }
-            s = acc0.add(acc1).add(acc2.add(acc3)).reduceLanes(VectorOperators.ADD);
+            s = LaneSums.sum(acc0.add(acc1).add(acc2.add(acc3)));
         }
         for (; i < n; i++) {
             s += a[ao + i] * b[bo + i];

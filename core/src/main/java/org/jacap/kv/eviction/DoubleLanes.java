@@ -1,8 +1,8 @@
 package org.jacap.kv.eviction;
 
 import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
+import org.jacap.simd.LaneSums;
 
 /**
  * Double-precision loops of the eviction scorers, vectorised with a scalar twin each. The
@@ -123,10 +123,10 @@ final class DoubleLanes {
                 c2 = vx.fma(DoubleVector.fromArray(SPECIES, y, y2 + i), c2);
                 c3 = vx.fma(DoubleVector.fromArray(SPECIES, y, y3 + i), c3);
             }
-            s0 = c0.reduceLanes(VectorOperators.ADD);
-            s1 = c1.reduceLanes(VectorOperators.ADD);
-            s2 = c2.reduceLanes(VectorOperators.ADD);
-            s3 = c3.reduceLanes(VectorOperators.ADD);
+            s0 = LaneSums.sum(c0);
+            s1 = LaneSums.sum(c1);
+            s2 = LaneSums.sum(c2);
+            s3 = LaneSums.sum(c3);
         }
         for (; i < len; i++) {
             double xi = x[xo + i];
@@ -187,7 +187,7 @@ final class DoubleLanes {
             for (int bound = SPECIES.loopBound(len); i < bound; i += LANES) {
                 acc = DoubleVector.fromArray(SPECIES, x, xo + i).fma(DoubleVector.fromArray(SPECIES, y, yo + i), acc);
             }
-            sum = acc.reduceLanes(VectorOperators.ADD);
+            sum = LaneSums.sum(acc);
         }
         for (; i < len; i++) {
             sum = Math.fma(x[xo + i], y[yo + i], sum);
