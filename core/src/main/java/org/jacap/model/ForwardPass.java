@@ -9,7 +9,11 @@ import org.jacap.kv.KvCache;
 import org.jacap.simd.Activations;
 import org.jacap.simd.Attention;
 import org.jacap.simd.Dequantize;
+import org.jacap.simd.GeluTable;
+import org.jacap.simd.HalfFloats;
+import org.jacap.simd.HalfOnlineAttention;
 import org.jacap.simd.MatMul;
+import org.jacap.simd.Precision;
 import org.jacap.simd.RmsNorm;
 import org.jacap.simd.Rope;
 import org.jacap.simd.Softmax;
@@ -47,6 +51,7 @@ final class ForwardPass {
         this.pool = pool;
         this.matmul = matmul;
         this.maxChunk = maxChunk;
+        this.nativeAttention = matmul.precision() == Precision.NATIVE;
         List<Rope> distinct = new ArrayList<>();
         List<String> keys = new ArrayList<>();
         this.ropeOfLayer = new int[config.blockCount()];
@@ -143,6 +148,12 @@ final class ForwardPass {
         }
     }
 
+    /**
+     * Native precision keeps K and V as F16 values (llama.cpp's default cache type) and attends
+     * small batches with llama.cpp's F16 online accumulation ({@link HalfOnlineAttention}).
+     */
+    private final boolean nativeAttention;
+
     private void attentionBlock(InferenceState st, int il, int n, int p0, ForwardObserver observer) {
         Workspace w = ws;
         LayerConfig l = config.layer(il);
@@ -181,6 +192,10 @@ final class ForwardPass {
         }
 
         KvCache cache = st.kvCache();
+        if (nativeAttention) {
+            HalfFloats.roundToF16(w.k, 0, n * kDim);
+            HalfFloats.roundToF16(w.v, 0, n * vDim);
+        }
         for (int g = 0; g < l.headCountKv(); g++) {
             w.lengthBefore[g] = cache.length(il, g);
             cache.reserve(il, g, n);
@@ -196,7 +211,6 @@ final class ForwardPass {
         } else {
             pool.parallelFor(n * l.headCount(), task);
         }
-
         project(a.output(), w.att, n, w.tmp);
         if (a.postNorm() != null) {
             RmsNorm.applyRows(w.tmp, 0, a.postNorm(), 0, embd, n, eps, w.tmp, 0);
@@ -215,7 +229,13 @@ final class ForwardPass {
         matmul.multiply(f.up(), w.xb, 0, n, w.up, 0);
         switch (config.activation()) {
             case SILU -> Activations.swiglu(w.gate, 0, w.up, 0, n * ff);
-            case GELU_TANH -> Activations.geglu(w.gate, 0, w.up, 0, n * ff);
+            case GELU_TANH -> {
+                if (matmul.precision() == Precision.NATIVE) {
+                    GeluTable.geglu(w.gate, 0, w.up, 0, n * ff);
+                } else {
+                    Activations.geglu(w.gate, 0, w.up, 0, n * ff);
+                }
+            }
         }
         matmul.multiply(f.down(), w.gate, 0, n, w.tmp, 0);
         if (f.postNorm() != null) {
@@ -259,6 +279,7 @@ final class ForwardPass {
         final float[] up;
         final float[][][] ropeTables;
         final float[][] scores;
+        final float[][] halfScratch;
         final int[] lengthBefore;
 
         Workspace(int rows, int cacheRows) {
@@ -280,6 +301,7 @@ final class ForwardPass {
                 ropeTables[r] = new float[rows][ropes[r].tableSize()];
             }
             scores = new float[pool == null ? 1 : pool.threads()][cacheRows];
+            halfScratch = new float[scores.length][config.maxKeyDim() + config.maxValueDim()];
             lengthBefore = new int[config.headCountKv()];
         }
 
@@ -315,7 +337,7 @@ final class ForwardPass {
             for (int item = start; item < end; item++) {
                 int t = item / heads;
                 int h = item % heads;
-                attendOne(t, h, scores, null);
+                attendOne(t, h, scores, null, worker);
             }
         }
 
@@ -324,14 +346,14 @@ final class ForwardPass {
             float[] probs = ws.scores[0];
             for (int t = 0; t < tokens; t++) {
                 for (int h = 0; h < layer.headCount(); h++) {
-                    int visible = attendOne(t, h, probs, observer);
+                    int visible = attendOne(t, h, probs, observer, 0);
                     observer.onAttention(layer.index(), h, firstPosition + t, probs, 0, visible);
                 }
             }
         }
 
         /** Attends token t, head h; returns the number of rows up to its own (for the observer). */
-        private int attendOne(int t, int h, float[] buf, ForwardObserver observer) {
+        private int attendOne(int t, int h, float[] buf, ForwardObserver observer, int worker) {
             Workspace w = ws;
             LayerConfig l = layer;
             int il = l.index();
@@ -349,9 +371,28 @@ final class ForwardPass {
             if (observer != null && begin > 0) {
                 Arrays.fill(buf, 0, begin, 0f);
             }
-            Attention.scores(w.q, qOff, cache.keys(il, g), begin * dk, count, dk, l.attentionScale(), buf, sOff);
-            Softmax.inPlace(buf, sOff, count);
-            Attention.accumulate(buf, sOff, cache.values(il, g), begin * dv, count, dv, w.att, outOff);
+            boolean halfOnline = nativeAttention && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
+            if (observer != null || !halfOnline) {
+                Attention.scores(w.q, qOff, cache.keys(il, g), begin * dk, count, dk, l.attentionScale(), buf, sOff);
+                Softmax.inPlace(buf, sOff, count);
+            }
+            if (halfOnline) {
+                HalfOnlineAttention.attend(
+                        w.q,
+                        qOff,
+                        cache.keys(il, g),
+                        cache.values(il, g),
+                        begin,
+                        count,
+                        dk,
+                        dv,
+                        l.attentionScale(),
+                        w.halfScratch[worker],
+                        w.att,
+                        outOff);
+            } else {
+                Attention.accumulate(buf, sOff, cache.values(il, g), begin * dv, count, dv, w.att, outOff);
+            }
             return end;
         }
     }

@@ -240,6 +240,42 @@ public final class MatMul {
             this.out = null;
             this.data = null;
         }
+        if (vdt == VecDotType.Q8_1 && !integer) {
+            addQ8_1SumCorrections(w, x, xOff, batch, out, outOff);
+        }
+    }
+
+    /**
+     * Q4_1/Q5_1 against Q8_1 activations: llama.cpp multiplies each block minimum m by the f16 block
+     * sum s of the activations, the float grid by their exact sum; this adds Σ_b m_b·(s_b − sum_b)
+     * to each product (one pass over the block minima, 1/32 of the product's work).
+     */
+    private void addQ8_1SumCorrections(WeightMatrix w, float[] x, int xOff, int batch, float[] out, int outOff) {
+        int blocks = w.cols() / 32;
+        int blockBytes = (int) (w.rowBytes() / blocks);
+        float[] c = new float[batch * blocks];
+        for (int t = 0; t < batch; t++) {
+            VecDotType.q8_1SumCorrections(x, xOff + t * w.cols(), w.cols(), c, t * blocks);
+        }
+        MemorySegment seg = w.data();
+        long rowBytes = w.rowBytes();
+        int rows = w.rows();
+        pool.parallelFor(rows, (start, end, worker) -> {
+            float[] m = new float[blocks];
+            for (int r = start; r < end; r++) {
+                long base = r * rowBytes;
+                for (int b = 0; b < blocks; b++) {
+                    m[b] = Float.float16ToFloat(seg.get(Layouts.SHORT, base + (long) b * blockBytes + 2));
+                }
+                for (int t = 0; t < batch; t++) {
+                    float corr = 0f;
+                    for (int b = 0; b < blocks; b++) {
+                        corr += m[b] * c[t * blocks + b];
+                    }
+                    out[outOff + t * rows + r] += corr;
+                }
+            }
+        });
     }
 
     private void roundTokens(int start, int end, int worker) {

@@ -16,9 +16,10 @@ public enum VecDotType {
     /** Blocks of 32: f16 scale {@code d = amax/127}, int8 {@code q = rint(x*127/amax)}. */
     Q8_0(32),
     /**
-     * As Q8_0 plus the f16 block sum {@code s = d*Σq} that Q4_1/Q5_1 use for their offset term.
-     * As floats the sum is not rounded to f16, the one difference to llama.cpp (~5e-4 relative
-     * on the offset term only).
+     * As Q8_0 plus the f16 block sum {@code s = f16(d·Σq)} (d before its f16 rounding) that Q4_1/Q5_1
+     * multiply with their block minimum. On the float grid the offset term comes out as
+     * {@code f16(d)·Σq} instead; {@link #q8_1SumCorrections} gives the difference per block, which
+     * {@link MatMul} adds back so the products are llama.cpp's.
      */
     Q8_1(32),
     /** Blocks of 256: f32 scale {@code d = max/-127} (sign of the largest magnitude), {@code q = rint(x/d)}. */
@@ -66,6 +67,28 @@ public enum VecDotType {
                     roundQ8KBlock(src, srcOff + b, dst, dstOff + b);
                 }
             }
+        }
+    }
+
+    /**
+     * For each block of 32 of {@code src[off, off+n)}: {@code f16(d·Σq) − f16(d)·Σq}, the Q8_1 block
+     * sum llama.cpp uses minus the sum of the block on the float grid (exact in float: an 11-bit
+     * scale times a sum below 2^12). Written to {@code out[outOff + b]}.
+     */
+    public static void q8_1SumCorrections(float[] src, int off, int n, float[] out, int outOff) {
+        for (int b = 0; b < n / 32; b++) {
+            int s = off + 32 * b;
+            float amax = 0f;
+            for (int j = 0; j < 32; j++) {
+                amax = Math.max(amax, Math.abs(src[s + j]));
+            }
+            float d = amax / 127f;
+            float id = amax != 0f ? 127f / amax : 0f;
+            int sum = 0;
+            for (int j = 0; j < 32; j++) {
+                sum += (int) Math.rint(src[s + j] * id);
+            }
+            out[outOff + b] = HalfFloats.roundToF16(d * sum) - HalfFloats.roundToF16(d) * sum;
         }
     }
 
