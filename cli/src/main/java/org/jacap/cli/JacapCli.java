@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             TokenizeCommand.class,
             BenchCommand.class,
             EvalCommand.class,
+            PerplexityCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class JacapCli implements Runnable {
