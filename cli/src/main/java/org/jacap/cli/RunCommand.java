@@ -96,6 +96,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--print-ids", description = "After the text, print the generated token ids on one line.")
     boolean printIds;
 
+    @Option(
+            names = "--verbose-prompt",
+            description = "Before generating, print the prompt as the model sees it and its token ids (stderr).")
+    boolean verbosePrompt;
+
     @Override
     public Integer call() throws IOException {
         modelOptions.validate(spec);
@@ -126,6 +131,11 @@ final class RunCommand implements Callable<Integer> {
                         engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(ids, options);
+            if (verbosePrompt) {
+                var tok = engine.tokenizer();
+                int[] promptIds = text != null ? tok.encode(text, !noBos && tok.addBosByDefault(), special) : ids;
+                printPrompt(err, tok, text != null ? text : tok.decode(ids), promptIds);
+            }
             KvOptions.warnBeyondTrainedContext(
                     err,
                     kvPolicy,
@@ -151,6 +161,17 @@ final class RunCommand implements Callable<Integer> {
             KvOptions.printSummary(err, session.kvCacheStats(), result.timings());
         }
         return 0;
+    }
+
+    /** llama.cpp's {@code --verbose-prompt} block: the rendered prompt, then one {@code id -> 'piece'} line per token. */
+    static void printPrompt(PrintWriter err, org.jacap.tokenizer.Tokenizer tokenizer, String text, int[] prompt) {
+        err.println("prompt: '" + text + "'");
+        err.println("number of tokens in prompt = " + prompt.length);
+        for (int id : prompt) {
+            err.printf("%6d -> '%s'%n", id, tokenizer.piece(id));
+        }
+        err.println();
+        err.flush();
     }
 
     private int[] parseIds(String list) {

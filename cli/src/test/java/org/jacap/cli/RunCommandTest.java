@@ -219,4 +219,13 @@ class RunCommandTest {
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.errLines()).containsExactly("jacap: token id 99999 is outside the vocabulary [0, 512)");
     }
+
+    @Test
+    void verbosePromptShowsTheTokensTheModelSees() {
+        CliRun run = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "2", "--verbose-prompt");
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.err()).contains("prompt: 'Once upon a time'", "number of tokens in prompt = 5");
+        assertThat(run.err()).containsPattern("(?m)^ +1 -> '<s>'$");
+        assertThat(run.out()).startsWith("Once upon a time");
+    }
 }
