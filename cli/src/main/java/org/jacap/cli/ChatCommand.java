@@ -106,6 +106,9 @@ final class ChatCommand implements Callable<Integer> {
                     continue;
                 }
                 reply(session, line, options, out, err);
+                if (out.checkError()) {
+                    break; // JacapCli turns this into exit 141
+                }
             }
         }
         return 0;
@@ -122,7 +125,7 @@ final class ChatCommand implements Callable<Integer> {
                 }
                 out.print(text);
                 out.flush();
-                return true;
+                return !out.checkError(); // stdout's reader went away: stop generating
             });
             out.println();
             out.flush();

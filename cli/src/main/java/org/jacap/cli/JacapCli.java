@@ -1,5 +1,7 @@
 package org.jacap.cli;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -33,12 +35,18 @@ public final class JacapCli implements Runnable {
 
     public static void main(String[] args) {
         // Model metadata is UTF-8 (token pieces, names): print it as UTF-8 whatever the platform's stdout encoding.
-        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
+        // Straight to file descriptor 1, not through System.out: PrintStream swallows a broken pipe's
+        // IOException, so checkError() never saw that stdout's reader had gone and a run went on.
+        PrintWriter out = new PrintWriter(
+                new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         System.exit(execute(out, err, args));
     }
 
-    /** Runs the command line and returns the exit code; used by tests, never calls System.exit. */
+    /**
+     * Runs the command line and returns the exit code (141 when stdout failed, as after SIGPIPE);
+     * used by tests, never calls System.exit.
+     */
     public static int execute(String... args) {
         return execute(null, null, args);
     }
@@ -54,11 +62,16 @@ public final class JacapCli implements Runnable {
         if (err != null) {
             cl.setErr(err);
         }
+        int code;
         try {
-            return cl.execute(args);
+            code = cl.execute(args);
+        } catch (Error e) { // picocli's handler sees Exceptions only: out-of-memory and friends end here
+            code = ErrorHandler.report(e, cl.getErr());
         } finally {
             cl.getOut().flush();
             cl.getErr().flush();
         }
+        // stdout's reader went away (e.g. | head): end as a process killed by SIGPIPE would, silently.
+        return cl.getOut().checkError() ? ErrorHandler.BROKEN_PIPE : code;
     }
 }
