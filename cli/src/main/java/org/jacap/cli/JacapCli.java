@@ -2,9 +2,13 @@ package org.jacap.cli;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -40,7 +44,36 @@ public final class JacapCli implements Runnable {
         PrintWriter out = new PrintWriter(
                 new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), true);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        System.exit(execute(out, err, args));
+        int code = execute(out, err, args);
+        awaitStderrFilter();
+        System.exit(code);
+    }
+
+    /**
+     * The launcher pipes fd 2 through a filter process (it drops the JVM's incubator warning) and
+     * names it in {@code JACAP_STDERR_FILTER}: closing fd 2 ends its input, and waiting for it
+     * means our last line is out before the caller sees us exit.
+     */
+    private static void awaitStderrFilter() {
+        String pid = System.getenv("JACAP_STDERR_FILTER");
+        if (pid == null || !pid.matches("\\d{1,10}")) {
+            return;
+        }
+        System.err.flush();
+        try {
+            new FileOutputStream(FileDescriptor.err).close();
+        } catch (IOException e) {
+            return; // fd 2 stays open: the filter cannot finish before we do
+        }
+        ProcessHandle.of(Long.parseLong(pid)).ifPresent(filter -> {
+            try {
+                filter.onExit().get(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // exit anyway: at worst its last bytes come a moment later
+            }
+        });
     }
 
     /**
