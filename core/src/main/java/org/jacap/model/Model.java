@@ -90,7 +90,11 @@ public final class Model implements AutoCloseable {
                 throw unreadable(file, e);
             }
             pool = new ThreadPool(options.threads());
-            return new Model(file, config, weights, options, pool, pageSum);
+            try {
+                return new Model(file, config, weights, options, pool, pageSum);
+            } catch (IllegalArgumentException e) { // a kernel's table refused a value no check above caught
+                throw new JacapException("the model's hyperparameters cannot run: " + e.getMessage(), e);
+            }
         } catch (RuntimeException | Error e) {
             if (pool != null) {
                 pool.close();

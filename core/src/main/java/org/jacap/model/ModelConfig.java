@@ -137,6 +137,10 @@ public record ModelConfig(
 
     private static RopeScaling readRopeScaling(ArchMetadata m) {
         float factor = m.floatOr("rope.scaling.factor", m.floatOr("rope.scale_linear", 0f));
+        if (!(factor >= 0f) || !Float.isFinite(factor)) {
+            throw new JacapException(
+                    "metadata key '" + m.key("rope.scaling.factor") + "' must be a finite number >= 0, got " + factor);
+        }
         String type = m.stringOr("rope.scaling.type", factor == 0f || factor == 1f ? "none" : "linear")
                 .toLowerCase(Locale.ROOT);
         int original = m.intOr("rope.scaling.original_context_length", 0);

@@ -142,4 +142,25 @@ class HostileModelTest {
                             "model file " + file + " could not be read: was it truncated or replaced while in use?");
         }
     }
+
+    @Test
+    void badRopeFactorsOrScalingAreAJacapException() {
+        // Found by the model fuzz campaign: these reached the RoPE tables as an IllegalArgumentException.
+        byte[] factors = new byte[4 * 4];
+        ByteBuffer.wrap(factors)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putFloat(1f)
+                .putFloat(-7.5e14f)
+                .putFloat(1f)
+                .putFloat(1f);
+        TinyGguf g = tiny().raw("rope_freqs.weight", GgmlType.F32, factors, 4);
+        assertThatThrownBy(() -> load(g))
+                .isInstanceOf(JacapException.class)
+                .hasMessage("tensor 'rope_freqs.weight' holds -7.5E14 at 1: RoPE frequency factors must be positive and"
+                        + " finite");
+        TinyGguf scaled = tiny().put("llama.rope.scaling.factor", Float.NaN);
+        assertThatThrownBy(() -> load(scaled))
+                .isInstanceOf(JacapException.class)
+                .hasMessage("metadata key 'llama.rope.scaling.factor' must be a finite number >= 0, got NaN");
+    }
 }
