@@ -131,7 +131,7 @@ final class ChatCommand implements Callable<Integer> {
             out.flush();
         } catch (JacapException e) {
             // the conversation outgrew the context: say so and keep the REPL alive
-            err.println("jacap: " + e.getMessage() + " (type /reset to start over)");
+            err.println("jacap: " + ValueText.escaped(e.getMessage()) + " (type /reset to start over)");
             err.flush();
         }
     }
