@@ -106,6 +106,9 @@ final class ChatCommand implements Callable<Integer> {
                     continue;
                 }
                 reply(session, line, options, out, err);
+                if (out.checkError()) {
+                    break; // JacapCli turns this into exit 141
+                }
             }
         }
         return 0;
@@ -122,13 +125,13 @@ final class ChatCommand implements Callable<Integer> {
                 }
                 out.print(text);
                 out.flush();
-                return true;
+                return !out.checkError(); // stdout's reader went away: stop generating
             });
             out.println();
             out.flush();
         } catch (JacapException e) {
             // the conversation outgrew the context: say so and keep the REPL alive
-            err.println("jacap: " + e.getMessage() + " (type /reset to start over)");
+            err.println("jacap: " + ValueText.escaped(e.getMessage()) + " (type /reset to start over)");
             err.flush();
         }
     }

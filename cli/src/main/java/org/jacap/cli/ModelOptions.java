@@ -72,10 +72,20 @@ final class ModelOptions {
         return SessionOptions.defaults().withContextLength(contextLength);
     }
 
+    /** More compute threads than processors only makes them wait for each other (1000 on 2 cores: 10x slower). */
+    static void warnAboveCores(PrintWriter err, int threads) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        if (threads > cores) {
+            err.println("jacap: warning: -t " + threads + " is more than the " + cores
+                    + " processors here; the threads will wait on each other (try -t " + cores + ")");
+        }
+    }
+
     /** Warns about a slow SIMD set-up, then loads the model with a progress display for large files. */
     Engine load(CommandSpec spec) throws IOException {
         PrintWriter err = spec.commandLine().getErr();
         VectorSupport.warning().ifPresent(err::println);
+        warnAboveCores(err, threads);
         if (!Files.exists(model)) {
             throw new NoSuchFileException(model.toString());
         }

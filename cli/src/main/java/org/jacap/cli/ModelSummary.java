@@ -37,7 +37,7 @@ record ModelSummary(List<Line> lines) {
         List<Line> lines = new ArrayList<>();
         String arch = string(md, "general.architecture");
         if (arch != null) {
-            lines.add(new Line("architecture", "architecture", arch, arch));
+            lines.add(new Line("architecture", "architecture", ValueText.escaped(arch), arch));
         }
         String name = string(md, "general.name");
         if (name != null) {

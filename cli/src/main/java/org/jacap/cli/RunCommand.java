@@ -2,8 +2,6 @@ package org.jacap.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -146,8 +144,9 @@ final class RunCommand implements Callable<Integer> {
             while (generation.hasNext()) {
                 out.print(generation.next().text());
                 out.flush();
-                if (out.checkError()) { // stdout closed (e.g. piped into head): stop generating
-                    generation.cancel();
+                if (out.checkError()) { // stdout closed (e.g. piped into head): stop, say nothing more
+                    generation.close();
+                    return ErrorHandler.BROKEN_PIPE;
                 }
             }
             GenerationResult result = generation.result();
@@ -190,7 +189,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** A prompt file's text; one trailing newline is dropped, as llama.cpp does. */
     private static String readPrompt(Path file) throws IOException {
-        String s = Files.readString(file, StandardCharsets.UTF_8);
+        String s = Utf8Text.read(file, "prompt file");
         if (s.endsWith("\r\n")) {
             return s.substring(0, s.length() - 2);
         }

@@ -230,9 +230,9 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
                 reusedTokens,
                 new GenerationResult.Timings(promptNanos, promptTokens, evalNanos, evalTokens, sampleNanos),
                 sampler.seed());
-        session.ended(this);
         if (onFinish != null) {
-            onFinish.accept(result);
+            onFinish.accept(result); // the history is complete before the session takes a new generation
         }
+        session.ended(this);
     }
 }

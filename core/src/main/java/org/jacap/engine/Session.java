@@ -29,7 +29,9 @@ import org.jacap.tokenizer.Tokenizer;
  * </ul>
  * A generation's tokens stay in the session, except a final end-of-generation token.
  *
- * <p>Not thread-safe: one generation at a time; cancel from elsewhere with a
+ * <p>One generation at a time: starting a second one while the first runs, from any thread,
+ * throws {@link IllegalStateException} and leaves the session as it was (the check is atomic).
+ * Pull a generation's tokens from one thread; cancel from elsewhere with a
  * {@link CancellationToken}. Sessions of one engine may run on different threads.
  */
 public final class Session implements AutoCloseable {
@@ -48,7 +50,9 @@ public final class Session implements AutoCloseable {
 
     private final List<ChatMessage> messages = new ArrayList<>();
     private boolean holdsRawText;
-    private Generation running;
+    /** Set and cleared under the session's lock, so that "already generating" is one atomic test-and-set. */
+    private volatile Generation running;
+
     private boolean closed;
 
     Session(Engine engine, SessionOptions options) {
@@ -83,13 +87,13 @@ public final class Session implements AutoCloseable {
     }
 
     /** Starts a generation to be pulled token by token (close it to stop early). */
-    public Generation start(String prompt, GenerationOptions options) {
+    public synchronized Generation start(String prompt, GenerationOptions options) {
         ensureOpen();
         boolean bos = options.addBos() && tokens.size() == 0 && tokenizer.addBosByDefault();
         return start(tokenizer.encode(prompt, bos, options.specialTokens()), options);
     }
 
-    public Generation start(int[] promptIds, GenerationOptions options) {
+    public synchronized Generation start(int[] promptIds, GenerationOptions options) {
         ensureOpen();
         int vocab = tokenizer.vocabSize();
         for (int id : promptIds) {
@@ -118,8 +122,9 @@ public final class Session implements AutoCloseable {
         return asStream(startChat(userMessage, options));
     }
 
-    public Generation startChat(String userMessage, GenerationOptions options) {
+    public synchronized Generation startChat(String userMessage, GenerationOptions options) {
         ensureOpen();
+        ensureIdle(); // before reading the history a running generation may still extend
         if (holdsRawText) {
             throw new IllegalStateException("this session holds raw generate() text: reset() it before chat()");
         }
@@ -201,7 +206,7 @@ public final class Session implements AutoCloseable {
     }
 
     /** Forgets the conversation (the system prompt stays); the KV cache is emptied. */
-    public void reset() {
+    public synchronized void reset() {
         ensureOpen();
         if (running != null) {
             throw new IllegalStateException("cannot reset while generating: close the running generation first");
@@ -213,8 +218,9 @@ public final class Session implements AutoCloseable {
     /** Stops a running generation; the session cannot be used afterwards. */
     @Override
     public void close() {
-        if (running != null) {
-            running.cancel();
+        Generation g = running;
+        if (g != null) {
+            g.cancel();
         }
         closed = true;
     }
@@ -258,7 +264,7 @@ public final class Session implements AutoCloseable {
         tokens.add(token);
     }
 
-    void ended(Generation g) {
+    synchronized void ended(Generation g) {
         if (running == g) {
             running = null;
         }
@@ -271,16 +277,13 @@ public final class Session implements AutoCloseable {
 
     // ---- internals ------------------------------------------------------------------------
 
-    private Generation begin(
+    private synchronized Generation begin(
             int[] newIds,
             boolean restart,
             GenerationOptions options,
             List<String> stops,
             Consumer<GenerationResult> onFinish) {
-        if (running != null) {
-            throw new IllegalStateException(
-                    "this session is already generating: finish or close that generation first");
-        }
+        ensureIdle();
         int held = restart ? 0 : tokens.size();
         long total = (long) held + newIds.length;
         if (total == 0) {
@@ -326,6 +329,13 @@ public final class Session implements AutoCloseable {
         holdsRawText = false;
         if (options.systemPrompt() != null) {
             messages.add(new ChatMessage("system", options.systemPrompt()));
+        }
+    }
+
+    private void ensureIdle() {
+        if (running != null) {
+            throw new IllegalStateException(
+                    "this session is already generating: finish or close that generation first");
         }
     }
 

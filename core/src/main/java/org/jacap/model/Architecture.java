@@ -64,6 +64,14 @@ sealed interface Architecture
         float[] outputNorm = b.vector("output_norm.weight", embd);
         WeightMatrix output = b.has("output.weight") ? b.matrix("output.weight", c.vocabSize(), embd) : tokenEmbedding;
         float[] ropeFactors = b.optionalVector("rope_freqs.weight", c.ropeDimension() / 2);
+        if (ropeFactors != null) {
+            for (int i = 0; i < ropeFactors.length; i++) {
+                if (!(ropeFactors[i] > 0f) || !Float.isFinite(ropeFactors[i])) {
+                    throw new JacapException("tensor 'rope_freqs.weight' holds " + ropeFactors[i] + " at " + i
+                            + ": RoPE frequency factors must be positive and finite");
+                }
+            }
+        }
         return new ModelWeights(tokenEmbedding, outputNorm, output, ropeFactors, layers);
     }
 }

@@ -58,19 +58,43 @@ public final class Model implements AutoCloseable {
      * Maps {@code path}, reads its configuration, binds every tensor and pages the weights in
      * (reporting progress). Unknown architectures, missing tensors, unsupported tensor types and
      * inconsistent shapes fail here with a message that names them.
+     *
+     * @throws org.jacap.gguf.GgufFormatException when the file is not valid GGUF
+     * @throws JacapException when the model cannot run: its hyperparameters disagree with its tensors,
+     *     or its file cannot be read while paging in
      */
     public static Model load(Path path, LoadOptions options) throws IOException {
         Objects.requireNonNull(options, "options");
-        GgufFile file = GgufFile.open(path);
+        return fromFile(GgufFile.open(path), options);
+    }
+
+    /**
+     * As {@link #load} for a file already opened (e.g. parsed from memory); the model owns it
+     * from here on and closes it, also when this fails.
+     */
+    public static Model fromFile(GgufFile file, LoadOptions options) {
+        Objects.requireNonNull(options, "options");
         ThreadPool pool = null;
         try {
+            // Hyperparameters are checked against the tensors before anything scales with them.
+            BlockCensus.check(
+                    file, Architecture.forName(file.metadata().architecture()).name());
             ModelConfig config = ModelConfig.fromMetadata(file.metadata());
             checkVocabulary(file, config);
             ModelWeights weights = Architecture.forName(config.architecture())
                     .bind(new WeightBinder(file, config.architecture()), config);
-            int pageSum = pageIn(file, options.progress());
+            int pageSum;
+            try {
+                pageSum = pageIn(file, options.progress());
+            } catch (InternalError e) {
+                throw unreadable(file, e);
+            }
             pool = new ThreadPool(options.threads());
-            return new Model(file, config, weights, options, pool, pageSum);
+            try {
+                return new Model(file, config, weights, options, pool, pageSum);
+            } catch (IllegalArgumentException e) { // a kernel's table refused a value no check above caught
+                throw new JacapException("the model's hyperparameters cannot run: " + e.getMessage(), e);
+            }
         } catch (RuntimeException | Error e) {
             if (pool != null) {
                 pool.close();
@@ -78,6 +102,12 @@ public final class Model implements AutoCloseable {
             file.close();
             throw e;
         }
+    }
+
+    /** The JVM reports a fault on a mapped page (the file shrank under us) as an InternalError. */
+    private static JacapException unreadable(GgufFile file, InternalError e) {
+        String name = file.path() == null ? "the model file" : "model file " + file.path();
+        return new JacapException(name + " could not be read: was it truncated or replaced while in use?", e);
     }
 
     private static void checkVocabulary(GgufFile file, ModelConfig config) {
@@ -175,7 +205,27 @@ public final class Model implements AutoCloseable {
         if (st.chunkListener() == null) {
             checkContext(st, len);
         }
-        return pass.forward(st, tokens, off, len, allLogits);
+        float[] logits;
+        try {
+            logits = pass.forward(st, tokens, off, len, allLogits);
+        } catch (InternalError e) {
+            throw unreadable(file, e);
+        }
+        checkFinite(logits, st.position());
+        return logits;
+    }
+
+    /**
+     * NaN or infinite weights (or hyperparameters that pass every range check and still overflow)
+     * would otherwise sample token 0 forever without a word.
+     */
+    private static void checkFinite(float[] logits, int position) {
+        for (float v : logits) {
+            if (!Float.isFinite(v)) {
+                throw new JacapException("the model computed a non-finite logit (" + v + ") before position " + position
+                        + ": its weights or hyperparameters hold NaN, infinity or overflowing values");
+            }
+        }
     }
 
     /** Fails unless every KV head has room for {@code incoming} more entries within the state's context. */

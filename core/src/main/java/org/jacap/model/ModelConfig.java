@@ -77,12 +77,20 @@ public record ModelConfig(
         int ff = positive(m, "feed_forward_length", m.requireInt("feed_forward_length"));
         int ctx = positive(m, "context_length", m.requireInt("context_length"));
         float eps = m.requireFloat("attention.layer_norm_rms_epsilon");
+        if (!(eps > 0f) || !Float.isFinite(eps)) { // also false for NaN
+            throw new JacapException("metadata key '" + m.key("attention.layer_norm_rms_epsilon")
+                    + "' must be a positive finite number, got " + eps);
+        }
         int ropeDim = m.intOr("rope.dimension_count", keyLength);
         if (ropeDim <= 0 || ropeDim > keyLength || ropeDim % 2 != 0) {
             throw new JacapException(m.key("rope.dimension_count") + " = " + ropeDim
                     + " must be even and at most the head size " + keyLength);
         }
         float ropeBase = m.floatOr("rope.freq_base", 10000f);
+        if (!(ropeBase > 0f) || !Float.isFinite(ropeBase)) {
+            throw new JacapException(
+                    "metadata key '" + m.key("rope.freq_base") + "' must be a positive finite number, got " + ropeBase);
+        }
         RopeScaling scaling = readRopeScaling(m);
         int vocab = vocabSize(meta, m);
 
@@ -129,6 +137,10 @@ public record ModelConfig(
 
     private static RopeScaling readRopeScaling(ArchMetadata m) {
         float factor = m.floatOr("rope.scaling.factor", m.floatOr("rope.scale_linear", 0f));
+        if (!(factor >= 0f) || !Float.isFinite(factor)) {
+            throw new JacapException(
+                    "metadata key '" + m.key("rope.scaling.factor") + "' must be a finite number >= 0, got " + factor);
+        }
         String type = m.stringOr("rope.scaling.type", factor == 0f || factor == 1f ? "none" : "linear")
                 .toLowerCase(Locale.ROOT);
         int original = m.intOr("rope.scaling.original_context_length", 0);

@@ -93,13 +93,13 @@ final class Vocabulary {
                 throw new JacapException("tokenizer: '" + KEY + "tokens' is empty");
             }
             scores = meta.contains(KEY + "scores") ? meta.getFloatArray(KEY + "scores") : new float[n];
-            if (scores.length < n) {
+            if (scores.length != n) { // a longer array is as inconsistent as a shorter one
                 throw new JacapException("tokenizer: " + scores.length + " scores for " + n + " tokens");
             }
             attrs = new int[n];
             if (meta.contains(KEY + "token_type")) {
                 int[] types = meta.getIntArray(KEY + "token_type");
-                if (types.length < n) {
+                if (types.length != n) {
                     throw new JacapException("tokenizer: " + types.length + " token types for " + n + " tokens");
                 }
                 for (int i = 0; i < n; i++) {

@@ -9,6 +9,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -370,6 +372,60 @@ class SessionTest {
             for (Future<int[]> f : runs) {
                 assertThat(f.get()).containsExactly(story.greedyIds());
             }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void twoThreadsStartingOnOneSessionGetAResultOrAnIllegalStateException() throws Exception {
+        // Issue 17: the "already generating" test-and-set was not atomic, so two racing starts both
+        // passed it and corrupted the token buffer (IndexOutOfBounds, IllegalArgument, wiped session).
+        GenerationOptions eight = GREEDY_64.withMaxTokens(8);
+        int[] expected = Arrays.copyOf(story.greedyIds(), 8);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            int refused = 0;
+            for (int round = 0; round < 60; round++) {
+                try (Session s = engine.newSession()) {
+                    CyclicBarrier together = new CyclicBarrier(2);
+                    List<Future<GenerationResult>> racers = new ArrayList<>();
+                    for (int t = 0; t < 2; t++) {
+                        racers.add(pool.submit(() -> {
+                            together.await();
+                            return s.generate(PROMPT, eight, TokenListener.none());
+                        }));
+                    }
+                    List<GenerationResult> results = new ArrayList<>();
+                    for (Future<GenerationResult> f : racers) {
+                        try {
+                            results.add(f.get());
+                        } catch (ExecutionException e) {
+                            assertThat(e.getCause())
+                                    .isInstanceOf(IllegalStateException.class)
+                                    .hasMessageContaining("already generating");
+                            refused++;
+                        }
+                    }
+                    assertThat(results).isNotEmpty();
+                    // Whichever ran first saw a fresh session; a second one continued its text.
+                    assertThat(results.stream().anyMatch(r -> Arrays.equals(r.ids(), expected)))
+                            .as("round %d", round)
+                            .isTrue();
+                    int[] start = new int[story.promptIds().length + 8];
+                    System.arraycopy(story.promptIds(), 0, start, 0, story.promptIds().length);
+                    System.arraycopy(expected, 0, start, story.promptIds().length, 8);
+                    int[] held = s.tokens();
+                    assertThat(Arrays.copyOf(held, Math.min(held.length, start.length)))
+                            .as("round %d: the session starts with the first prompt and reply", round)
+                            .containsExactly(start);
+                    assertThat(held.length == start.length).isEqualTo(results.size() == 1);
+                    s.reset();
+                    assertThat(s.generate(PROMPT, eight, TokenListener.none()).ids())
+                            .containsExactly(expected);
+                }
+            }
+            System.out.println("session race: " + refused + " of 60 rounds refused the second start");
         } finally {
             pool.shutdownNow();
         }

@@ -17,7 +17,7 @@ import org.jacap.gguf.GgmlType;
 /**
  * Writes small GGUF v3 files for tests (errors the fixtures cannot show: unknown architectures,
  * missing tensors, odd types). Metadata values: Integer (uint32), Float (float32), String,
- * String[] (array of strings), float[] (array of float32).
+ * String[] (array of strings), int[] (array of int32), float[] (array of float32).
  */
 final class TinyGguf {
     private final Map<String, Object> metadata = new LinkedHashMap<>();
@@ -153,6 +153,14 @@ final class TinyGguf {
                     u64(out, a.length);
                     for (String s : a) {
                         str(out, s);
+                    }
+                }
+                case int[] a -> {
+                    u32(out, 9);
+                    u32(out, 5);
+                    u64(out, a.length);
+                    for (int v : a) {
+                        u32(out, v);
                     }
                 }
                 case float[] a -> {

@@ -118,6 +118,7 @@ final class GgufReader {
             checkInsideFile(p, dataStart);
             tensors.add(p.info());
         }
+        checkDisjoint(infos);
         return new Parsed(version, metadata, List.copyOf(tensors), alignment, dataStart, List.copyOf(warnings));
     }
 
@@ -251,6 +252,26 @@ final class GgufReader {
             infos.add(new ParsedTensor(new GgufTensorInfo(name, dims, type, offset, rowBytes * rows), offsetAt));
         }
         return infos;
+    }
+
+    /**
+     * Tensors whose bytes overlap would alias each other's weights (llama.cpp refuses them too):
+     * the first tensor, in offset order, that starts inside the previous one is named.
+     */
+    private static void checkDisjoint(List<ParsedTensor> infos) {
+        List<ParsedTensor> byOffset = new ArrayList<>(infos);
+        byOffset.sort(java.util.Comparator.comparingLong(p -> p.info().offset()));
+        for (int i = 1; i < byOffset.size(); i++) {
+            GgufTensorInfo prev = byOffset.get(i - 1).info();
+            GgufTensorInfo t = byOffset.get(i).info();
+            if (t.offset() < prev.offset() + prev.byteSize()) { // both lie inside the file: no overflow
+                throw new GgufFormatException(
+                        byOffset.get(i).offsetFieldAt(),
+                        "tensor " + quote(t.name()) + " (data offset " + t.offset() + ") overlaps tensor "
+                                + quote(prev.name()) + " (" + prev.byteSize() + " bytes at data offset "
+                                + prev.offset() + ")");
+            }
+        }
     }
 
     private void checkInsideFile(ParsedTensor p, long dataStart) {

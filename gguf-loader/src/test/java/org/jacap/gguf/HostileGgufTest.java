@@ -502,4 +502,26 @@ class HostileGgufTest {
         String mapped = Files.readString(maps);
         assertThat(mapped).doesNotContain(bad.toString()).doesNotContain(good.toString());
     }
+
+    // ------------------------------------------------------------------ overlapping data
+
+    @Test
+    void tensorsWhoseBytesOverlapAreRefused() {
+        // a: 16 floats at 0 (64 bytes); b: 16 floats at 32, inside a (llama.cpp refuses this too).
+        RawGguf g = RawGguf.header(3, 2, 0);
+        g.tensor("a", new long[] {16}, F32, 0);
+        long bOffsetField = g.mark() + 8 + 1 + 4 + 8 + 4; // name (u64 length + 1 byte), rank, dim, type
+        g.tensor("b", new long[] {16}, F32, 32).pad(32).zeros(128);
+        expectError(
+                g.bytes(), bOffsetField, "tensor 'b' (data offset 32) overlaps tensor 'a' (64 bytes at data offset 0)");
+
+        // Listed out of offset order but disjoint: fine.
+        RawGguf ok = RawGguf.header(3, 2, 0);
+        ok.tensor("a", new long[] {16}, F32, 64)
+                .tensor("b", new long[] {16}, F32, 0)
+                .pad(32)
+                .zeros(128);
+        assertThat(GgufFile.fromSegment(MemorySegment.ofArray(ok.bytes())).tensors())
+                .hasSize(2);
+    }
 }
