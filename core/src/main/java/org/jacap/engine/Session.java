@@ -55,6 +55,9 @@ public final class Session implements AutoCloseable {
 
     private final List<ChatMessage> messages = new ArrayList<>();
     private boolean holdsRawText;
+    /** In chat: the text the cache holds (the last chat prompt and its reply as generated); null when unknown. */
+    private String cachedChatText;
+
     private int[] endOfGeneration;
     private Generation running;
     private boolean closed;
@@ -102,6 +105,7 @@ public final class Session implements AutoCloseable {
         checkIds(promptIds);
         Generation g = begin(promptIds.clone(), false, options, options.stopStrings(), null);
         holdsRawText = true;
+        cachedChatText = null;
         return g;
     }
 
@@ -168,7 +172,8 @@ public final class Session implements AutoCloseable {
         }
         List<ChatMessage> next = List.copyOf(conversation);
         if (holdsRawText || !extendsHistory(next)) {
-            return beginFrom(renderIds(next, options), options, chatStops(options), onChatFinish(next));
+            return beginFrom(
+                    renderIds(next, options), options, chatStops(options), onChatFinish(next, renderedText(next)));
         }
         return beginChat(next, options);
     }
@@ -183,6 +188,7 @@ public final class Session implements AutoCloseable {
         checkIds(promptIds);
         Generation g = beginFrom(promptIds.clone(), options, options.stopStrings(), null);
         holdsRawText = true;
+        cachedChatText = null;
         return g;
     }
 
@@ -193,15 +199,26 @@ public final class Session implements AutoCloseable {
         int[] ids = null;
         if (tokens.size() > 0) {
             // Only the text the new messages add is tokenized; the reply stays as it was generated.
-            String before = template.render(messages, false);
-            if (rendered.text().startsWith(before)) {
-                ids = rendered.from(before.length()).encode(tokenizer, false);
+            if (cachedChatText != null && rendered.text().startsWith(cachedChatText)) {
+                ids = rendered.from(cachedChatText.length()).encode(tokenizer, false); // from the reply's turn end on
+            } else {
+                // The template re-spaces the reply (e.g. "Assistant: " + text): continue after the rendered
+                // history, without the reply's turn-end text, as the cache holds the reply as generated.
+                String before = template.render(messages, false);
+                if (rendered.text().startsWith(before)) {
+                    ids = rendered.from(before.length()).encode(tokenizer, false);
+                }
             }
         }
         if (ids == null) { // the template rewrote earlier turns: the common token prefix is all that is kept
-            return beginFrom(renderIds(next, options), options, chatStops(options), onChatFinish(next));
+            return beginFrom(
+                    renderIds(next, options), options, chatStops(options), onChatFinish(next, rendered.text()));
         }
-        return begin(ids, false, options, chatStops(options), onChatFinish(next));
+        return begin(ids, false, options, chatStops(options), onChatFinish(next, rendered.text()));
+    }
+
+    private String renderedText(List<ChatMessage> conversation) {
+        return engine.chatTemplate().render(conversation, true);
     }
 
     private int[] renderIds(List<ChatMessage> conversation, GenerationOptions options) {
@@ -216,12 +233,16 @@ public final class Session implements AutoCloseable {
         return stops;
     }
 
-    private Consumer<GenerationResult> onChatFinish(List<ChatMessage> next) {
+    private Consumer<GenerationResult> onChatFinish(List<ChatMessage> next, String promptText) {
         return result -> {
             messages.clear();
             messages.addAll(next);
             messages.add(new ChatMessage("assistant", result.text()));
             holdsRawText = false;
+            // A stop string or a cancellation leaves tokens in the cache that the text does not show.
+            boolean exact =
+                    result.finishReason() == FinishReason.EOS || result.finishReason() == FinishReason.MAX_TOKENS;
+            cachedChatText = exact ? promptText + result.text() : null;
         };
     }
 
@@ -452,6 +473,7 @@ public final class Session implements AutoCloseable {
     }
 
     private void clearCache() {
+        cachedChatText = null;
         if (eviction != null) {
             eviction.reset();
         }

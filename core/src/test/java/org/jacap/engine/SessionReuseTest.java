@@ -65,6 +65,25 @@ class SessionReuseTest {
         }
     }
 
+    /** ChatML (SmolLM2): the next turn closes the reply with the template's <|im_end|>\n, as a fresh rendering does. */
+    @Test
+    void theNextTurnHoldsExactlyWhatTheWholeConversationRendersTo() throws IOException {
+        try (Engine smol = Engine.load(
+                        EngineFixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf"),
+                        EngineOptions.defaults().withThreads(2));
+                Session s = smol.newSession()) {
+            List<ChatMessage> chat = new ArrayList<>(List.of(ChatMessage.user("Name three colors.")));
+            GenerationResult first = s.chat(chat, GREEDY_8, (id, t) -> true);
+            int held = s.cachedTokens();
+            chat.add(ChatMessage.assistant(first.text()));
+            chat.add(ChatMessage.user("And three animals?"));
+            GenerationResult second = s.chat(chat, GREEDY_8.withMaxTokens(1), (id, t) -> true);
+            assertThat(second.reusedTokens()).isEqualTo(held);
+            int[] whole = smol.chatTemplate().renderPrompt(chat, true).encode(smol.tokenizer(), false);
+            assertThat(java.util.Arrays.copyOf(s.tokens(), whole.length)).containsExactly(whole);
+        }
+    }
+
     @Test
     void aWholePromptReusesTheLongestCommonPrefixOfTheCache() {
         int[] a = engine.tokenizer().encode("Once upon a time there was a little girl", true, false);
