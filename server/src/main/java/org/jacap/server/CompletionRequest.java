@@ -100,7 +100,26 @@ record CompletionRequest(
                 bool(body, "cache_prompt", true));
     }
 
+    /** Fields whose meaning Jacap does not implement are refused rather than silently ignored. */
+    private static void refuseUnsupported(JsonNode body) {
+        JsonNode n = body.get("n");
+        if (n != null && !n.isNull() && !(n.canConvertToInt() && n.asInt() == 1)) {
+            throw ApiError.badField("n", "'n' must be 1: one choice per request");
+        }
+        JsonNode tools = body.get("tools");
+        if (tools != null && !tools.isNull() && !(tools.isArray() && tools.isEmpty())) {
+            throw ApiError.badField("tools", "tools (function calling) are not supported");
+        }
+        JsonNode format = body.get("response_format");
+        if (format != null
+                && !format.isNull()
+                && !"text".equals(format.path("type").asText())) {
+            throw ApiError.badField("response_format", "only {\"type\":\"text\"} is supported (no JSON mode)");
+        }
+    }
+
     private static GenerationOptions options(JsonNode body, int maxTokensLimit, int logprobs) {
+        refuseUnsupported(body);
         String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
         int maxTokens = integer(body, maxField, maxTokensLimit, 1, maxTokensLimit);
         SamplerConfig sampler = SamplerConfig.defaults();

@@ -196,6 +196,15 @@ class ServerApiTest {
         assertError(server.post("/v1/chat/completions", Map.of("model", "m")), 400, "messages");
         assertError(server.post("/v1/completions", Map.of("prompt", 7)), 400, "prompt");
         assertError(server.post("/v1/completions", Map.of("prompt", List.of(1, 99999))), 400, "prompt");
+        assertError(server.post("/v1/chat/completions", chat("x", "n", 2)), 400, "n");
+        assertError(
+                server.post("/v1/chat/completions", chat("x", "tools", List.of(Map.of("type", "function")))),
+                400,
+                "tools");
+        assertError(
+                server.post("/v1/chat/completions", chat("x", "response_format", Map.of("type", "json_object"))),
+                400,
+                "response_format");
         TestServer.Reply notJson = server.post("/v1/chat/completions", "{not json");
         assertThat(notJson.status()).isEqualTo(400);
         assertThat(notJson.body().get("error").get("message").asText())
