@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             InspectCommand.class,
             RunCommand.class,
             ChatCommand.class,
+            ServeCommand.class,
             TokenizeCommand.class,
             BenchCommand.class,
             EvalCommand.class,

@@ -2,6 +2,8 @@ package org.jacap.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -99,6 +101,27 @@ final class RunCommand implements Callable<Integer> {
             description = "Before generating, print the prompt as the model sees it and its token ids (stderr).")
     boolean verbosePrompt;
 
+    @Option(
+            names = "--ignore-eos",
+            description = "Never sample an end-of-generation token: generate all -n tokens (as llama.cpp).")
+    boolean ignoreEos;
+
+    @Option(
+            names = "--logprobs",
+            paramLabel = "N",
+            description = {
+                "Per generated token, one JSON line with its log-prob (log-softmax of the raw logits) and the"
+                        + " N most likely tokens' (1-" + GenerationOptions.MAX_LOGPROBS + "). Written to stdout"
+                        + " instead of the text, or to --logprobs-file."
+            })
+    Integer logprobs;
+
+    @Option(
+            names = "--logprobs-file",
+            paramLabel = "FILE",
+            description = "Write the --logprobs JSON lines to FILE; stdout keeps the text.")
+    Path logprobsFile;
+
     @Override
     public Integer call() throws IOException {
         modelOptions.validate(spec);
@@ -111,6 +134,11 @@ final class RunCommand implements Callable<Integer> {
                 spec,
                 prompt.ids == null || !special,
                 "--special applies to text prompts; --prompt-ids are used as given");
+        SamplingOptions.check(
+                spec,
+                logprobs == null || (logprobs >= 1 && logprobs <= GenerationOptions.MAX_LOGPROBS),
+                "--logprobs must be in [1, " + GenerationOptions.MAX_LOGPROBS + "] (got " + logprobs + ")");
+        SamplingOptions.check(spec, logprobsFile == null || logprobs != null, "--logprobs-file needs --logprobs N");
         int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
         KvPolicy kvPolicy = kv.kvPolicy(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
@@ -122,7 +150,9 @@ final class RunCommand implements Callable<Integer> {
                 .withSampler(samplerConfig)
                 .withStopStrings(stops)
                 .withAddBos(!noBos)
-                .withSpecialTokens(special);
+                .withSpecialTokens(special)
+                .withIgnoreEos(ignoreEos)
+                .withLogprobs(logprobs == null ? 0 : logprobs);
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
                 Session session =
@@ -139,18 +169,42 @@ final class RunCommand implements Callable<Integer> {
                     kvPolicy,
                     (long) session.tokens().length + maxTokens,
                     engine.config().contextLength());
-            out.print(text != null ? text : engine.tokenizer().decode(ids)); // echo, as llama.cpp does
-            out.flush();
-            while (generation.hasNext()) {
-                out.print(generation.next().text());
-                out.flush();
-                if (out.checkError()) { // stdout closed (e.g. piped into head): stop, say nothing more
-                    generation.close();
-                    return ErrorHandler.BROKEN_PIPE;
+            // The JSON lines replace the text on stdout unless they go to a file.
+            boolean linesOnStdout = logprobs != null && logprobsFile == null;
+            PrintWriter lines = logprobs == null
+                    ? null
+                    : linesOnStdout
+                            ? out
+                            : new PrintWriter(Files.newBufferedWriter(logprobsFile, StandardCharsets.UTF_8));
+            try {
+                if (!linesOnStdout) {
+                    out.print(text != null ? text : engine.tokenizer().decode(ids)); // echo, as llama.cpp does
+                    out.flush();
+                }
+                int index = 0;
+                while (generation.hasNext()) {
+                    var event = generation.next();
+                    if (lines != null) {
+                        lines.println(LogprobLines.line(index++, event, engine.tokenizer()));
+                    }
+                    if (!linesOnStdout) {
+                        out.print(event.text());
+                    }
+                    out.flush();
+                    if (out.checkError()) { // stdout closed (e.g. piped into head): stop, say nothing more
+                        generation.close();
+                        return ErrorHandler.BROKEN_PIPE;
+                    }
+                }
+            } finally {
+                if (lines != null && !linesOnStdout) {
+                    lines.close();
                 }
             }
             GenerationResult result = generation.result();
-            out.println();
+            if (!linesOnStdout) {
+                out.println();
+            }
             if (printIds) {
                 out.println(
                         Arrays.stream(result.ids()).mapToObj(Integer::toString).collect(Collectors.joining(",")));

@@ -156,8 +156,16 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
         if (logitsHook != null) {
             logitsHook.adjust(logits, ids.size());
         }
+        int vocab = tokenizer.vocabSize();
+        TopLogits top = options.logprobs() > 0 ? TopLogits.of(logits, vocab, options.logprobs()) : null;
+        if (options.ignoreEos()) {
+            for (int id : session.endOfGenerationIds()) {
+                logits[id] = Float.NEGATIVE_INFINITY;
+            }
+        }
         long t0 = System.nanoTime();
         int token = sampler.sample(logits, 0);
+        TokenLogprobs logprobs = top == null ? null : top.forChosen(logits[token], tokenizer);
         sampler.accept(token);
         sampleNanos += System.nanoTime() - t0;
         ids.add(token);
@@ -182,7 +190,7 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
         if (reason != null) {
             finish(reason);
         }
-        return new TokenEvent(token, shown);
+        return new TokenEvent(token, shown, logprobs);
     }
 
     /** Evaluates every pending token in chunks, checking for cancellation in between; null if cancelled. */

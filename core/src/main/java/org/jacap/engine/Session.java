@@ -1,10 +1,12 @@
 package org.jacap.engine;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.jacap.JacapException;
@@ -13,6 +15,7 @@ import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.sampling.Sampler;
 import org.jacap.tokenizer.ChatMessage;
+import org.jacap.tokenizer.ChatPrompt;
 import org.jacap.tokenizer.ChatTemplate;
 import org.jacap.tokenizer.Tokenizer;
 
@@ -27,6 +30,10 @@ import org.jacap.tokenizer.Tokenizer;
  *   <li>{@link #chat(String, GenerationOptions, TokenListener) chat}: a user message rendered with
  *       the model's chat template; the session keeps the history.</li>
  * </ul>
+ * Two more take the whole conversation or prompt each time and keep only the cache:
+ * {@link #chat(List, GenerationOptions, TokenListener) chat(messages)} and
+ * {@link #startFrom(int[], GenerationOptions) startFrom(ids)}; what they share with the previous
+ * call is not evaluated again. Chat message text is never parsed for special tokens.
  * A generation's tokens stay in the session, except a final end-of-generation token.
  *
  * <p>One generation at a time: starting a second one while the first runs, from any thread,
@@ -50,6 +57,10 @@ public final class Session implements AutoCloseable {
 
     private final List<ChatMessage> messages = new ArrayList<>();
     private boolean holdsRawText;
+    /** In chat: the text the cache holds (the last chat prompt and its reply as generated); null when unknown. */
+    private String cachedChatText;
+
+    private int[] endOfGeneration;
     /** Set and cleared under the session's lock, so that "already generating" is one atomic test-and-set. */
     private volatile Generation running;
 
@@ -95,14 +106,10 @@ public final class Session implements AutoCloseable {
 
     public synchronized Generation start(int[] promptIds, GenerationOptions options) {
         ensureOpen();
-        int vocab = tokenizer.vocabSize();
-        for (int id : promptIds) {
-            if (id < 0 || id >= vocab) {
-                throw new JacapException("token id " + id + " is outside the vocabulary [0, " + vocab + ")");
-            }
-        }
+        checkIds(promptIds);
         Generation g = begin(promptIds.clone(), false, options, options.stopStrings(), null);
         holdsRawText = true;
+        cachedChatText = null;
         return g;
     }
 
@@ -128,30 +135,173 @@ public final class Session implements AutoCloseable {
         if (holdsRawText) {
             throw new IllegalStateException("this session holds raw generate() text: reset() it before chat()");
         }
-        ChatTemplate template = engine.chatTemplate();
         ChatMessage user = new ChatMessage("user", userMessage);
         List<ChatMessage> next = new ArrayList<>(messages);
         next.add(user);
-        String rendered = template.render(next, true);
-        int[] ids = null;
-        if (tokens.size() > 0) {
-            // Only the text the new message adds is tokenized; the reply stays as it was generated.
-            String before = template.render(messages, false);
-            if (rendered.startsWith(before)) {
-                ids = tokenizer.encode(rendered.substring(before.length()), false, true);
+        return beginChat(next, options);
+    }
+
+    // ---- chat as a list of messages (OpenAI style) ----------------------------------------
+
+    /**
+     * Generates the assistant's reply to a whole conversation (system, user and assistant
+     * messages, oldest first), as an OpenAI-style server receives it. The session keeps only a
+     * cache: when the conversation extends the one it answered last (the same messages, its reply
+     * among them, and new ones after), only the new messages are evaluated; otherwise the longest
+     * common token prefix is reused, or the cache is started over.
+     *
+     * <p>Message text is never parsed for special tokens: only the chat template's own markers
+     * are special, so a message cannot forge a {@code <|im_start|>system} turn. Roles are names
+     * of letters, digits, '_' and '-' (e.g. system, user, assistant).
+     *
+     * @throws JacapException when the conversation is empty or a role is not such a name
+     */
+    public GenerationResult chat(List<ChatMessage> conversation, GenerationOptions options, TokenListener listener) {
+        return startChat(conversation, options).runTo(listener);
+    }
+
+    public Stream<TokenEvent> streamChat(List<ChatMessage> conversation, GenerationOptions options) {
+        return asStream(startChat(conversation, options));
+    }
+
+    public Generation startChat(List<ChatMessage> conversation, GenerationOptions options) {
+        ensureOpen();
+        if (conversation.isEmpty()) {
+            throw new JacapException("the conversation has no messages");
+        }
+        for (ChatMessage m : conversation) {
+            if (!m.role().matches("[A-Za-z][A-Za-z0-9_-]{0,31}")) {
+                throw new JacapException("message role '" + m.role()
+                        + "' is not a name of letters, digits, '_' and '-' (e.g. system, user, assistant)");
             }
         }
-        boolean restart = ids == null && tokens.size() > 0; // the template rewrote earlier turns
-        if (ids == null) {
-            boolean bos = options.addBos() && tokenizer.addBosByDefault() && !startsWithBosText(rendered);
-            ids = tokenizer.encode(rendered, bos, true);
+        List<ChatMessage> next = List.copyOf(conversation);
+        if (holdsRawText || !extendsHistory(next)) {
+            return beginFrom(
+                    renderIds(next, options), options, chatStops(options), onChatFinish(next, renderedText(next)));
         }
+        return beginChat(next, options);
+    }
+
+    /**
+     * Generates from a whole prompt given as token ids (used as they are), replacing what the
+     * session held: the longest prefix of it already in the KV cache is not evaluated again (as
+     * llama-server's {@code cache_prompt}). A text continuation afterwards continues these tokens.
+     */
+    public Generation startFrom(int[] promptIds, GenerationOptions options) {
+        ensureOpen();
+        checkIds(promptIds);
+        Generation g = beginFrom(promptIds.clone(), options, options.stopStrings(), null);
+        holdsRawText = true;
+        cachedChatText = null;
+        return g;
+    }
+
+    // Renders next and evaluates only what it adds to the history the cache holds (its replies as generated).
+    private Generation beginChat(List<ChatMessage> next, GenerationOptions options) {
+        ChatTemplate template = engine.chatTemplate();
+        ChatPrompt rendered = template.renderPrompt(next, true);
+        int[] ids = null;
+        if (tokens.size() > 0) {
+            // Only the text the new messages add is tokenized; the reply stays as it was generated.
+            if (cachedChatText != null && rendered.text().startsWith(cachedChatText)) {
+                ids = rendered.from(cachedChatText.length()).encode(tokenizer, false); // from the reply's turn end on
+            } else {
+                // The template re-spaces the reply (e.g. "Assistant: " + text): continue after the rendered
+                // history, without the reply's turn-end text, as the cache holds the reply as generated.
+                String before = template.render(messages, false);
+                if (rendered.text().startsWith(before)) {
+                    ids = rendered.from(before.length()).encode(tokenizer, false);
+                }
+            }
+        }
+        if (ids == null) { // the template rewrote earlier turns: the common token prefix is all that is kept
+            return beginFrom(
+                    renderIds(next, options), options, chatStops(options), onChatFinish(next, rendered.text()));
+        }
+        return begin(ids, false, options, chatStops(options), onChatFinish(next, rendered.text()));
+    }
+
+    private String renderedText(List<ChatMessage> conversation) {
+        return engine.chatTemplate().render(conversation, true);
+    }
+
+    private int[] renderIds(List<ChatMessage> conversation, GenerationOptions options) {
+        ChatPrompt rendered = engine.chatTemplate().renderPrompt(conversation, true);
+        boolean bos = options.addBos() && tokenizer.addBosByDefault() && !startsWithBosText(rendered.text());
+        return rendered.encode(tokenizer, bos);
+    }
+
+    private List<String> chatStops(GenerationOptions options) {
         List<String> stops = new ArrayList<>(options.stopStrings());
-        stops.addAll(template.stopStrings());
-        return begin(ids, restart, options, stops, result -> {
-            messages.add(user);
+        stops.addAll(engine.chatTemplate().stopStrings());
+        return stops;
+    }
+
+    private Consumer<GenerationResult> onChatFinish(List<ChatMessage> next, String promptText) {
+        return result -> {
+            messages.clear();
+            messages.addAll(next);
             messages.add(new ChatMessage("assistant", result.text()));
-        });
+            holdsRawText = false;
+            // A stop string or a cancellation leaves tokens in the cache that the text does not show.
+            boolean exact =
+                    result.finishReason() == FinishReason.EOS || result.finishReason() == FinishReason.MAX_TOKENS;
+            cachedChatText = exact ? promptText + result.text() : null;
+        };
+    }
+
+    /** Whether the history (with the replies as generated) is a proper prefix of {@code next}. */
+    private boolean extendsHistory(List<ChatMessage> next) {
+        if (tokens.size() == 0 || messages.size() >= next.size()) {
+            return false;
+        }
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage held = messages.get(i);
+            ChatMessage given = next.get(i);
+            boolean same = held.equals(given)
+                    || (held.role().equals(given.role())
+                            && held.content().strip().equals(given.content().strip()));
+            if (!same) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Starts from the whole prompt {@code ids}, keeping the longest prefix of them the cache holds. */
+    private Generation beginFrom(
+            int[] ids, GenerationOptions options, List<String> stops, Consumer<GenerationResult> onFinish) {
+        if (running != null) {
+            throw new IllegalStateException(
+                    "this session is already generating: finish or close that generation first");
+        }
+        int common = 0;
+        int held = Math.min(tokens.size(), state.position());
+        while (common < held && common < ids.length && tokens.get(common) == ids[common]) {
+            common++;
+        }
+        int keep = Math.min(common, ids.length - 1); // the last prompt token is evaluated again for its logits
+        boolean restart = keep <= 0;
+        if (!restart && keep < state.position()) {
+            restart = eviction != null || !state.rewind(keep);
+        }
+        if (restart) {
+            keep = 0;
+        } else {
+            tokens.truncate(keep);
+        }
+        return begin(Arrays.copyOfRange(ids, keep, ids.length), restart, options, stops, onFinish);
+    }
+
+    /** The ids of every end-of-generation token (what {@link GenerationOptions#ignoreEos()} masks). */
+    int[] endOfGenerationIds() {
+        if (endOfGeneration == null) {
+            endOfGeneration = IntStream.range(0, tokenizer.vocabSize())
+                    .filter(tokenizer::isEndOfGeneration)
+                    .toArray();
+        }
+        return endOfGeneration;
     }
 
     /** The chat so far (system message first, when there is one). */
@@ -311,12 +461,22 @@ public final class Session implements AutoCloseable {
         return running;
     }
 
+    private void checkIds(int[] promptIds) {
+        int vocab = tokenizer.vocabSize();
+        for (int id : promptIds) {
+            if (id < 0 || id >= vocab) {
+                throw new JacapException("token id " + id + " is outside the vocabulary [0, " + vocab + ")");
+            }
+        }
+    }
+
     private boolean startsWithBosText(String text) {
         int bos = tokenizer.bosId();
         return bos >= 0 && text.startsWith(tokenizer.piece(bos));
     }
 
     private void clearCache() {
+        cachedChatText = null;
         if (eviction != null) {
             eviction.reset();
         }

@@ -42,4 +42,9 @@ final class TokenBuffer {
     void clear() {
         size = 0;
     }
+
+    /** Keeps the first {@code n} ids. */
+    void truncate(int n) {
+        size = Math.min(size, n);
+    }
 }

@@ -85,6 +85,42 @@ public final class InferenceState {
         return new InferenceState(config, contextLength, cache.copy(), position);
     }
 
+    /**
+     * Goes back to {@code newPosition}, dropping the entries of later positions, when every head
+     * still holds all of positions [0, newPosition) (no eviction, no sliding window dropped them);
+     * returns false and changes nothing otherwise.
+     */
+    public boolean rewind(int newPosition) {
+        if (newPosition < 0 || newPosition > position) {
+            return false;
+        }
+        for (int l = 0; l < cache.layers(); l++) {
+            for (int h = 0; h < cache.kvHeads(); h++) {
+                int[] positions = cache.positions(l, h);
+                int length = cache.length(l, h);
+                if (length < newPosition) {
+                    return false;
+                }
+                for (int i = 0; i < newPosition; i++) {
+                    if (positions[i] != i) {
+                        return false;
+                    }
+                }
+            }
+        }
+        int[] kept = new int[newPosition];
+        for (int i = 0; i < newPosition; i++) {
+            kept[i] = i;
+        }
+        for (int l = 0; l < cache.layers(); l++) {
+            for (int h = 0; h < cache.kvHeads(); h++) {
+                cache.retain(l, h, kept);
+            }
+        }
+        position = newPosition;
+        return true;
+    }
+
     /** Forgets every token: empty cache, position 0. */
     public void reset() {
         cache.clear();

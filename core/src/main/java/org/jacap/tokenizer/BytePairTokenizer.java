@@ -1,5 +1,6 @@
 package org.jacap.tokenizer;
 
+import java.util.BitSet;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
@@ -90,6 +91,15 @@ public final class BytePairTokenizer extends VocabularyTokenizer {
 
     @Override
     public int[] encode(String text, boolean addBos, boolean parseSpecial) {
+        return encode(text, addBos, splitter.split(text, parseSpecial));
+    }
+
+    @Override
+    public int[] encode(String text, boolean addBos, BitSet literal) {
+        return encode(text, addBos, splitter.split(text, true, literal));
+    }
+
+    private int[] encode(String text, boolean addBos, List<SpecialTokenSplitter.Fragment> fragments) {
         IntList out = new IntList(text.length() / 3 + 4);
         if (addBos) {
             if (vocab.bosId < 0) {
@@ -98,7 +108,7 @@ public final class BytePairTokenizer extends VocabularyTokenizer {
             out.add(vocab.bosId);
         }
         Scratch scratch = new Scratch(new BpeMerger(merges));
-        for (SpecialTokenSplitter.Fragment f : splitter.split(text, parseSpecial)) {
+        for (SpecialTokenSplitter.Fragment f : fragments) {
             if (f.isText()) {
                 encodeText(text, f.start(), f.end(), scratch, out);
             } else {

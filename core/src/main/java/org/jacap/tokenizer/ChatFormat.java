@@ -20,9 +20,38 @@ sealed interface ChatFormat {
         return m.role().equals("system");
     }
 
-    /** Python's {@code str.strip()} / Jinja's {@code trim}: Unicode whitespace at both ends. */
+    /**
+     * Python's {@code str.strip()} / Jinja's {@code trim}: Unicode whitespace at both ends. Message
+     * text arrives wrapped in {@link ChatPrompt} markers: they are looked through and kept.
+     */
     private static String trim(String s) {
-        return s.strip();
+        int n = s.length();
+        int first = 0;
+        while (first < n && (ChatPrompt.isMarker(s.charAt(first)) || Character.isWhitespace(s.charAt(first)))) {
+            first++;
+        }
+        int last = n - 1;
+        while (last >= first && (ChatPrompt.isMarker(s.charAt(last)) || Character.isWhitespace(s.charAt(last)))) {
+            last--;
+        }
+        StringBuilder out = new StringBuilder(n);
+        markersIn(s, 0, first, out);
+        out.append(s, first, last + 1);
+        markersIn(s, Math.max(first, last + 1), n, out);
+        return out.toString();
+    }
+
+    /** Whether {@code s} holds more than {@link ChatPrompt} markers. */
+    private static boolean hasText(CharSequence s) {
+        return s.chars().anyMatch(c -> !ChatPrompt.isMarker((char) c));
+    }
+
+    private static void markersIn(String s, int from, int to, StringBuilder out) {
+        for (int i = from; i < to; i++) {
+            if (ChatPrompt.isMarker(s.charAt(i))) {
+                out.append(s.charAt(i));
+            }
+        }
     }
 
     /**
@@ -253,7 +282,7 @@ sealed interface ChatFormat {
                 }
                 String role = m.role().equals("assistant") ? "model" : m.role();
                 out.append("<start_of_turn>").append(role).append('\n');
-                if (!system.isEmpty() && !role.equals("model")) {
+                if (hasText(system) && !role.equals("model")) {
                     out.append(system).append("\n\n");
                     system.setLength(0);
                 }

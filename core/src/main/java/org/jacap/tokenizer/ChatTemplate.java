@@ -19,7 +19,8 @@ import org.jacap.gguf.GgufValue;
  * official templates, including a default system message the template builds in (Qwen, DBRX) and
  * Llama 3.1's dated system header. The BOS text is left out when the tokenizer adds BOS itself.
  * Unknown or missing templates fall back to a plain {@code User: …\nAssistant:} layout with a
- * {@link #warning()}. Encode the result with {@code parseSpecial = true}. Immutable.
+ * {@link #warning()}. Encode a {@link #renderPrompt rendered prompt} with {@link ChatPrompt#encode}, which
+ * parses special tokens in the template's text only. Immutable.
  */
 public final class ChatTemplate {
     private static final String KEY = "tokenizer.chat_template";
@@ -186,10 +187,18 @@ public final class ChatTemplate {
      * the assistant's turn (for the families whose templates have one) so the model answers next.
      */
     public String render(List<ChatMessage> messages, boolean addAssistantPrefix) {
+        return renderPrompt(messages, addAssistantPrefix).text();
+    }
+
+    /**
+     * As {@link #render(List, boolean)}, remembering which characters are message text, so the
+     * prompt can be tokenized with special tokens parsed in the template's text only.
+     */
+    public ChatPrompt renderPrompt(List<ChatMessage> messages, boolean addAssistantPrefix) {
         Objects.requireNonNull(messages, "messages");
         StringBuilder out = new StringBuilder(prefix);
-        format.render(messages, addAssistantPrefix, out);
-        return out.toString();
+        format.render(ChatPrompt.markAll(messages), addAssistantPrefix, out);
+        return ChatPrompt.unmark(out);
     }
 
     /** The recognised family: llama3, chatml, phi4, llama2, mistral[-v1|-v3|-v3-tekken|-v7], gemma, phi3, zephyr or plain. */

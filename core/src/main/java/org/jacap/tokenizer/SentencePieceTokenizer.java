@@ -1,6 +1,7 @@
 package org.jacap.tokenizer;
 
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
@@ -37,7 +38,16 @@ public final class SentencePieceTokenizer extends VocabularyTokenizer {
     }
 
     /** {@code perWord} false forces one merge run over each whole text fragment (the reference behaviour). */
+    @Override
+    public int[] encode(String text, boolean addBos, BitSet literal) {
+        return encode(text, addBos, splitter.split(text, true, literal), wordsMergeAlone);
+    }
+
     int[] encode(String text, boolean addBos, boolean parseSpecial, boolean perWord) {
+        return encode(text, addBos, splitter.split(text, parseSpecial), perWord);
+    }
+
+    private int[] encode(String text, boolean addBos, List<SpecialTokenSplitter.Fragment> fragments, boolean perWord) {
         IntList out = new IntList(text.length() / 3 + 4);
         if (addBos) {
             if (vocab.bosId < 0) {
@@ -46,7 +56,7 @@ public final class SentencePieceTokenizer extends VocabularyTokenizer {
             out.add(vocab.bosId);
         }
         boolean afterSpecial = true; // the first text fragment gets the space prefix too
-        for (SpecialTokenSplitter.Fragment f : splitter.split(text, parseSpecial)) {
+        for (SpecialTokenSplitter.Fragment f : fragments) {
             if (f.isText()) {
                 encodeText(text, f.start(), f.end(), vocab.addSpacePrefix && afterSpecial, perWord, out);
                 afterSpecial = false;

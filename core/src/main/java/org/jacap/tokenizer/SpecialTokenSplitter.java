@@ -51,13 +51,21 @@ final class SpecialTokenSplitter {
     }
 
     List<Fragment> split(String text, boolean parseSpecial) {
+        return split(text, parseSpecial, null);
+    }
+
+    /**
+     * As {@link #split(String, boolean)}; no token is split out where it overlaps a character set
+     * in {@code literal} (null: none), so message text inside a chat template stays plain text.
+     */
+    List<Fragment> split(String text, boolean parseSpecial, BitSet literal) {
         List<Fragment> fragments = new ArrayList<>();
         if (text.isEmpty()) {
             return fragments;
         }
         fragments.add(new Fragment(-1, 0, text.length()));
         for (int id : presentTokens(text, parseSpecial)) {
-            fragments = splitAt(fragments, text, id);
+            fragments = splitAt(fragments, text, id, literal);
         }
         return fragments;
     }
@@ -98,7 +106,7 @@ final class SpecialTokenSplitter {
         return ids;
     }
 
-    private List<Fragment> splitAt(List<Fragment> fragments, String text, int id) {
+    private List<Fragment> splitAt(List<Fragment> fragments, String text, int id, BitSet literal) {
         String token = vocab.texts[id];
         boolean lstrip = vocab.has(id, TokenAttributes.LSTRIP);
         boolean rstrip = vocab.has(id, TokenAttributes.RSTRIP);
@@ -112,6 +120,9 @@ final class SpecialTokenSplitter {
             int end = f.end();
             while (base < end) {
                 int match = text.indexOf(token, base, end);
+                while (match >= 0 && overlapsLiteral(literal, match, match + token.length())) {
+                    match = text.indexOf(token, match + 1, end);
+                }
                 if (match < 0) {
                     out.add(new Fragment(-1, base, end));
                     break;
@@ -135,6 +146,14 @@ final class SpecialTokenSplitter {
             }
         }
         return out;
+    }
+
+    private static boolean overlapsLiteral(BitSet literal, int from, int to) {
+        if (literal == null) {
+            return false;
+        }
+        int next = literal.nextSetBit(from);
+        return next >= 0 && next < to;
     }
 
     /** C {@code isspace} in the "C" locale, which llama.cpp uses for the strip flags. */

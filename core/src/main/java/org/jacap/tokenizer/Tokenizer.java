@@ -1,6 +1,7 @@
 package org.jacap.tokenizer;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
@@ -36,6 +37,14 @@ public sealed interface Tokenizer permits VocabularyTokenizer {
      * always recognised, as in llama.cpp). Pass {@link #addBosByDefault()} for a model's usual prompt.
      */
     int[] encode(String text, boolean addBos, boolean parseSpecial);
+
+    /**
+     * Token ids of {@code text} with special tokens parsed, except that no special token (control,
+     * unknown or user-defined) is recognised where it overlaps a character set in {@code literal}:
+     * those characters are always plain text. Chat prompts use it so message text cannot forge
+     * template markers ({@link ChatPrompt}).
+     */
+    int[] encode(String text, boolean addBos, BitSet literal);
 
     /**
      * Text of {@code ids} as llama.cpp's detokenizer gives it: control tokens print nothing, byte

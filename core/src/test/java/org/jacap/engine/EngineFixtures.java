@@ -29,6 +29,14 @@ final class EngineFixtures {
         return p;
     }
 
+    /** A real model cached by scripts/fetch-models ({@code -Djacap.models}); skips when it is absent. */
+    static Path realModel(String name) {
+        Path p = Path.of(System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models"))
+                .resolve(name);
+        assumeTrue(Files.isRegularFile(p), "real model missing (run scripts/fetch-models): " + p);
+        return p;
+    }
+
     /** One greedy reference run from reference/reference_generations*.json. */
     record Reference(String model, String prompt, int[] promptIds, int[] greedyIds, String text) {
         @Override
@@ -65,7 +73,7 @@ final class EngineFixtures {
         return out;
     }
 
-    private static int[] ints(JsonNode array) {
+    static int[] ints(JsonNode array) {
         int[] a = new int[array.size()];
         for (int i = 0; i < a.length; i++) {
             a[i] = array.get(i).asInt();

@@ -1,0 +1,173 @@
+package org.jacap.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.jacap.simd.Precision;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The two real models (Gemma 3 270M Q4_K_M, SmolLM2-135M Q4_1; fetched by {@code scripts/fetch-models}
+ * into {@code -Djacap.models}) against llama.cpp's references in {@code realmodels/}: for every
+ * completion and chat case, teacher-forced on llama.cpp's greedy path, the log-probs of llama.cpp's
+ * top-5 tokens at each of the 64 steps, and our own greedy ids up to the first step whose reference
+ * margin is too small to call.
+ */
+class RealModelTest {
+    /**
+     * Largest |Δ log-prob| allowed for one of llama.cpp's top-5 tokens at one step. Measured on
+     * 2026-12-01 (native precision, 2 threads): worst 1.37 (SmolLM2) and 1.08 (Gemma), mean 0.090 and
+     * 0.118. The conversion rules match llama.cpp's (layer 0 agrees to 1e-6), but a last-bit
+     * difference upstream moves a Q8 rounding, and those flips compound over 18-30 layers; the
+     * bounds sit ~15-30% above the measurement, so a wrong rule (≥ 2x, as before these fixes on
+     * the oracle models) fails.
+     */
+    static final double MAX_LOGPROB_ERROR = 1.6;
+    /** Mean |Δ log-prob| over all steps and top-5 entries of one model's cases. */
+    static final double MEAN_LOGPROB_ERROR = 0.15;
+    /** Greedy ids must agree while llama.cpp's top-1 leads its top-2 by more than this (nats). */
+    static final double MIN_MARGIN = 0.3;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static final String[] MODELS = {"gemma-3-270m-q4_k_m", "SmolLM2-135M-Instruct.Q4_1"};
+
+    /** A real model file from the cache, or the test is skipped with the reason. */
+    static Path realModel(String stem) {
+        String dir = System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models");
+        Path p = Path.of(dir, stem + ".gguf");
+        assumeTrue(Files.isRegularFile(p), "real model " + p + " not present (run scripts/fetch-models)");
+        return p;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyReferenceCase() {
+        return Stream.of(MODELS).map(m -> DynamicTest.dynamicTest(m, () -> checkModel(m)));
+    }
+
+    private static void checkModel(String stem) throws IOException {
+        Path modelFile = realModel(stem);
+        Path refFile = Fixtures.dir().resolve("realmodels/" + stem + ".llamacpp.json");
+        assumeTrue(Files.isRegularFile(refFile), "no reference " + refFile);
+        JsonNode ref = JSON.readTree(refFile.toFile());
+        List<JsonNode> cases = new ArrayList<>();
+        ref.get("completion").forEach(cases::add);
+        ref.get("chat").forEach(cases::add);
+        double sum = 0;
+        double worst = 0;
+        int n = 0;
+        int agreed = 0;
+        StringBuilder report = new StringBuilder();
+        try (Model model = Model.load(modelFile, new LoadOptions(2, Precision.NATIVE, null))) {
+            int vocab = model.config().vocabSize();
+            for (int c = 0; c < cases.size(); c++) {
+                JsonNode k = cases.get(c);
+                int[] prompt = ints(k.get("prompt_ids"));
+                JsonNode steps = k.get("steps");
+                // Teacher-forced log-probs.
+                InferenceState st = model.newState(prompt.length + steps.size() + 1);
+                float[] logits = model.forward(st, prompt, 0, prompt.length, false);
+                double caseWorst = 0;
+                for (int s = 0; s < steps.size(); s++) {
+                    JsonNode step = steps.get(s);
+                    double[] lp = logSoftmax(logits, vocab);
+                    for (JsonNode top : step.get("top5")) {
+                        double d = Math.abs(
+                                lp[top.get("id").asInt()] - top.get("logprob").asDouble());
+                        sum += d;
+                        n++;
+                        caseWorst = Math.max(caseWorst, d);
+                    }
+                    logits = model.forward(st, new int[] {step.get("id").asInt()}, 0, 1, false);
+                }
+                worst = Math.max(worst, caseWorst);
+                // Free-running greedy ids, up to the first step llama.cpp itself barely decided.
+                st = model.newState(prompt.length + steps.size() + 1);
+                logits = model.forward(st, prompt, 0, prompt.length, false);
+                int checked = 0;
+                for (int s = 0; s < steps.size(); s++) {
+                    JsonNode step = steps.get(s);
+                    if (step.get("margin").asDouble() < MIN_MARGIN) {
+                        break;
+                    }
+                    int id = argmax(logits, vocab);
+                    assertThat(id)
+                            .as(
+                                    "%s case %d (%s): greedy id at step %d (reference margin %.3f)",
+                                    stem,
+                                    c,
+                                    k.has("prompt") ? k.get("prompt").asText() : "chat",
+                                    s,
+                                    step.get("margin").asDouble())
+                            .isEqualTo(step.get("id").asInt());
+                    checked++;
+                    logits = model.forward(st, new int[] {id}, 0, 1, false);
+                }
+                if (checked == steps.size() || steps.get(checked).get("margin").asDouble() < MIN_MARGIN) {
+                    agreed++;
+                }
+                report.append(
+                        String.format(Locale.ROOT, " case %d: worst %.3f, ids checked %d;", c, caseWorst, checked));
+            }
+        }
+        double mean = sum / n;
+        System.out.printf(
+                Locale.ROOT,
+                "RealModelTest %s: mean |Δlogprob| %.4f, worst %.3f, %d/%d greedy cases agree%s%n",
+                stem,
+                mean,
+                worst,
+                agreed,
+                cases.size(),
+                report);
+        assertThat(worst)
+                .as("%s: worst |Δ log-prob| of llama.cpp's top-5", stem)
+                .isLessThanOrEqualTo(MAX_LOGPROB_ERROR);
+        assertThat(mean).as("%s: mean |Δ log-prob| of llama.cpp's top-5", stem).isLessThanOrEqualTo(MEAN_LOGPROB_ERROR);
+    }
+
+    static double[] logSoftmax(float[] logits, int n) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            max = Math.max(max, logits[i]);
+        }
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += Math.exp(logits[i] - max);
+        }
+        double logZ = max + Math.log(sum);
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = logits[i] - logZ;
+        }
+        return out;
+    }
+
+    static int argmax(float[] logits, int n) {
+        int best = 0;
+        for (int i = 1; i < n; i++) {
+            if (logits[i] > logits[best]) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
+    static int[] ints(JsonNode array) {
+        int[] out = new int[array.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = array.get(i).asInt();
+        }
+        return out;
+    }
+}
