@@ -180,7 +180,7 @@ final class RunCommand implements Callable<Integer> {
     static void printTimings(PrintWriter err, long loadNanos, GenerationResult r, SamplerConfig config) {
         var t = r.timings();
         err.println(String.format(Locale.ROOT, "       load time = %10.2f ms", loadNanos / 1e6));
-        err.println(perfLine("   sampling time", t.sampleNanos(), r.generatedTokens(), "runs  "));
+        err.println(perfLine("   sampling time", t.sampleNanos(), r.ids().length, "runs  "));
         err.println(perfLine("prompt eval time", t.promptEvalNanos(), t.promptTokens(), "tokens"));
         err.println(perfLine("       eval time", t.evalNanos(), t.evalTokens(), "runs  "));
         String seed = config.isGreedy() ? "greedy" : "seed " + r.seed();

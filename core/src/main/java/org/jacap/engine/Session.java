@@ -1,5 +1,7 @@
 package org.jacap.engine;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Spliterator;
@@ -47,6 +49,9 @@ public final class Session implements AutoCloseable {
     private final TokenBuffer tokens = new TokenBuffer();
 
     private final List<ChatMessage> messages = new ArrayList<>();
+    /** Tokens held before the last chat turn's user message was added; -1 when there is no such turn. */
+    private int lastTurnStart = -1;
+
     private boolean holdsRawText;
     private Generation running;
     private boolean closed;
@@ -143,10 +148,68 @@ public final class Session implements AutoCloseable {
         }
         List<String> stops = new ArrayList<>(options.stopStrings());
         stops.addAll(template.stopStrings());
+        int turnStart = restart ? 0 : tokens.size();
         return begin(ids, restart, options, stops, result -> {
             messages.add(user);
             messages.add(new ChatMessage("assistant", result.text()));
+            lastTurnStart = turnStart;
         });
+    }
+
+    /**
+     * Forgets the last reply and generates a new one to the same user message (with a seeded
+     * sampler, the same seed gives the same reply; another seed another). The KV cache is rewound
+     * to the start of that turn, so only the user message is evaluated again.
+     *
+     * @throws IllegalStateException when the session has no chat turn to take back
+     */
+    public GenerationResult regenerate(GenerationOptions options, TokenListener listener) {
+        return startRegenerate(options).runTo(listener);
+    }
+
+    public Generation startRegenerate(GenerationOptions options) {
+        return startChat(takeBackLastTurn().content(), options);
+    }
+
+    /** Replaces the last user message (and drops its reply), then generates the reply to the new text. */
+    public GenerationResult editLastTurn(String userMessage, GenerationOptions options, TokenListener listener) {
+        return startEditLastTurn(userMessage, options).runTo(listener);
+    }
+
+    public Generation startEditLastTurn(String userMessage, GenerationOptions options) {
+        takeBackLastTurn();
+        return startChat(userMessage, options);
+    }
+
+    /** Removes the last user message and its reply from history, tokens and cache; returns the message. */
+    private ChatMessage takeBackLastTurn() {
+        ensureOpen();
+        if (running != null) {
+            throw new IllegalStateException("this session is generating: finish or close that generation first");
+        }
+        if (lastTurnStart < 0 || messages.size() < 2) {
+            throw new IllegalStateException("there is no chat turn to take back");
+        }
+        ChatMessage user = messages.get(messages.size() - 2);
+        messages.subList(messages.size() - 2, messages.size()).clear();
+        rewind(lastTurnStart);
+        lastTurnStart = -1; // only one turn back: earlier turns' starts are not kept
+        return user;
+    }
+
+    /**
+     * Keeps the first {@code size} tokens. Without eviction the cache is cut at that position;
+     * an evicting cache cannot be cut (its choices depended on what came after), so it is emptied
+     * and the kept tokens are evaluated again by the next generation.
+     */
+    private void rewind(int size) {
+        tokens.truncate(size);
+        if (eviction != null) {
+            eviction.reset();
+            state.reset();
+        } else if (state.position() > size) {
+            KvRewind.cut(state, size);
+        }
     }
 
     /** The chat so far (system message first, when there is one). */
@@ -200,6 +263,59 @@ public final class Session implements AutoCloseable {
                 eviction.entriesEvicted());
     }
 
+    /**
+     * Writes the conversation (history, tokens and the KV cache as it is) to {@code file}, so that
+     * {@link #restore} continues it bit for bit. Sessions with a KV eviction policy cannot be saved.
+     *
+     * @throws JacapException when the session evicts or is generating
+     * @throws IOException when the file cannot be written
+     */
+    public void save(Path file) throws IOException {
+        ensureOpen();
+        requireIdleWithoutEviction("saved");
+        SessionFile.write(
+                file,
+                engine,
+                new SessionFile.Content(List.copyOf(messages), tokens.toArray(), lastTurnStart, holdsRawText, state));
+    }
+
+    /**
+     * Replaces this session's conversation with one {@link #save}d from a session of the same model.
+     *
+     * @throws JacapException when the file is not a session file, was saved with another model, holds
+     *     more tokens than this session's context, or this session evicts
+     * @throws IOException when the file cannot be read
+     *     (on any failure the session is left empty, as after {@link #reset()})
+     */
+    public void restore(Path file) throws IOException {
+        ensureOpen();
+        requireIdleWithoutEviction("restored");
+        clearCache();
+        startHistory();
+        SessionFile.Content c;
+        try {
+            c = SessionFile.read(file, engine, state, positionLimit);
+        } catch (IOException | RuntimeException e) {
+            clearCache(); // a half-read cache must not be used
+            throw e;
+        }
+        messages.clear();
+        messages.addAll(c.messages());
+        tokens.addAll(c.tokens());
+        lastTurnStart = c.lastTurnStart();
+        holdsRawText = c.holdsRawText();
+    }
+
+    private void requireIdleWithoutEviction(String what) {
+        if (running != null) {
+            throw new IllegalStateException("this session is generating: finish or close that generation first");
+        }
+        if (eviction != null) {
+            throw new JacapException("a session with a KV eviction policy cannot be " + what
+                    + " (its cache depends on the policy's running statistics)");
+        }
+    }
+
     /** Forgets the conversation (the system prompt stays); the KV cache is emptied. */
     public void reset() {
         ensureOpen();
@@ -250,6 +366,11 @@ public final class Session implements AutoCloseable {
         return evaluatePending(1);
     }
 
+    /** Whether the session holds as many tokens as its positions allow: nothing more can be generated. */
+    boolean full() {
+        return tokens.size() >= positionLimit;
+    }
+
     int pendingTokens() {
         return tokens.size() - state.position();
     }
@@ -286,12 +407,15 @@ public final class Session implements AutoCloseable {
         if (total == 0) {
             throw new JacapException("the prompt is empty: there is nothing to generate from");
         }
-        if (total + options.maxTokens() > positionLimit) {
+        // Only what is certain is checked up front: the prompt, and room for one reply token. A
+        // longer reply stops as CONTEXT_FULL where the context ends.
+        int room = options.maxTokens() > 0 ? 1 : 0;
+        if (total + room > positionLimit) {
             String prompt = held == 0
                     ? "prompt of " + newIds.length + " tokens"
                     : total + " tokens (" + held + " in the session + " + newIds.length + " new)";
-            throw new JacapException("context overflow: " + prompt + " + " + options.maxTokens()
-                    + " requested > context of " + positionLimit + " tokens");
+            throw new JacapException("context overflow: " + prompt + (room > 0 ? " + 1 to reply" : "")
+                    + " > context of " + positionLimit + " tokens");
         }
         if (!restart && newIds.length == 0 && pendingTokens() == 0) {
             throw new JacapException("the prompt is empty and the session has nothing left to evaluate");
@@ -323,6 +447,7 @@ public final class Session implements AutoCloseable {
 
     private void startHistory() {
         messages.clear();
+        lastTurnStart = -1;
         holdsRawText = false;
         if (options.systemPrompt() != null) {
             messages.add(new ChatMessage("system", options.systemPrompt()));

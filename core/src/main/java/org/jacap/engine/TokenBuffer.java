@@ -39,6 +39,14 @@ final class TokenBuffer {
         return Arrays.copyOf(ids, size);
     }
 
+    /** Drops every id from {@code newSize} on. */
+    void truncate(int newSize) {
+        if (newSize < 0 || newSize > size) {
+            throw new IndexOutOfBoundsException("truncate to " + newSize + " of " + size);
+        }
+        size = newSize;
+    }
+
     void clear() {
         size = 0;
     }
