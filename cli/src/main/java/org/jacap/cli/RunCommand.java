@@ -65,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         @Option(
                 names = {"-f", "--file"},
                 paramLabel = "FILE",
-                description = "Read the prompt from a UTF-8 file.")
+                description = "Read the prompt from a UTF-8 file ('-': standard input).")
         Path file;
     }
 
@@ -169,7 +169,9 @@ final class RunCommand implements Callable<Integer> {
 
     /** A prompt file's text; one trailing newline is dropped, as llama.cpp does. */
     private static String readPrompt(Path file) throws IOException {
-        String s = Files.readString(file, StandardCharsets.UTF_8);
+        String s = file.toString().equals("-")
+                ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                : Files.readString(file, StandardCharsets.UTF_8);
         if (s.endsWith("\r\n")) {
             return s.substring(0, s.length() - 2);
         }

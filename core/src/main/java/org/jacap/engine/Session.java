@@ -128,7 +128,7 @@ public final class Session implements AutoCloseable {
         if (holdsRawText) {
             throw new IllegalStateException("this session holds raw generate() text: reset() it before chat()");
         }
-        ChatTemplate template = engine.chatTemplate();
+        ChatTemplate template = chatTemplate();
         ChatMessage user = new ChatMessage("user", userMessage);
         List<ChatMessage> next = new ArrayList<>(messages);
         next.add(user);
@@ -210,6 +210,11 @@ public final class Session implements AutoCloseable {
         } else if (state.position() > size) {
             KvRewind.cut(state, size);
         }
+    }
+
+    /** How this session renders chat turns: its options' template, else the model's. */
+    public ChatTemplate chatTemplate() {
+        return options.chatTemplate() != null ? options.chatTemplate() : engine.chatTemplate();
     }
 
     /** The chat so far (system message first, when there is one). */
