@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             InspectCommand.class,
             RunCommand.class,
             ChatCommand.class,
+            PullCommand.class,
             TokenizeCommand.class,
             BenchCommand.class,
             EvalCommand.class,
