@@ -48,7 +48,8 @@ public final class ChatWindow {
         try {
             engine = Engine.load(Path.of(args[0]), EngineOptions.defaults());
         } catch (IOException | RuntimeException e) { // JacapException, GgufFormatException: a message for people
-            System.err.println("ChatWindow: cannot load " + args[0] + ": " + e.getMessage());
+            String why = e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage();
+            System.err.println("ChatWindow: cannot load " + args[0] + ": " + why);
             System.exit(1);
             return;
         }
