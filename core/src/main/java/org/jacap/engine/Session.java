@@ -162,6 +162,7 @@ public final class Session implements AutoCloseable {
      * to the start of that turn, so only the user message is evaluated again.
      *
      * @throws IllegalStateException when the session has no chat turn to take back
+     *     (when starting the new reply fails, e.g. a context overflow, the turn stays taken back)
      */
     public GenerationResult regenerate(GenerationOptions options, TokenListener listener) {
         return startRegenerate(options).runTo(listener);
