@@ -1,14 +1,13 @@
 package org.jacap.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.jacap.JacapException;
 import org.jacap.engine.Engine;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.Session;
@@ -20,15 +19,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code jacap chat}: a conversation on stdin/stdout using the model's chat template. One line is
- * one user message; {@code /reset} starts over, {@code /exit} or end of input quits.
+ * {@code jacap chat}: a conversation using the model's chat template. On a terminal the input is
+ * a line editor with history and Ctrl-C stops a reply; piped input is read line by line.
  */
 @Command(
         name = "chat",
         sortOptions = false,
         description = {
             "Chat with the model using its chat template: one line per message.",
-            "Commands: /reset (start over), /exit (or end of input) to quit."
+            "Commands: " + ChatLoop.HELP + ".",
+            "On a terminal: arrows and Ctrl-R edit and recall lines; Ctrl-C stops a reply and keeps the conversation."
         })
 final class ChatCommand implements Callable<Integer> {
 
@@ -48,6 +48,13 @@ final class ChatCommand implements Callable<Integer> {
     String system;
 
     @Option(
+            names = "--chat-template",
+            paramLabel = "NAME|FILE",
+            description = "Render turns with this template instead of the model's: a family name (chatml, llama3,"
+                    + " gemma, phi3, zephyr, mistral, llama2, plain …) or a file holding a Jinja chat template.")
+    String chatTemplate;
+
+    @Option(
             names = {"-n", "--n-predict"},
             paramLabel = "N",
             description = "Tokens per reply at most (default: ${DEFAULT-VALUE}).")
@@ -65,74 +72,61 @@ final class ChatCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         modelOptions.validate(spec);
-        GenerationOptions options;
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
+        Path templateFile = templateFile(spec, chatTemplate);
         var kvPolicy = kv.kvPolicy(spec);
-        options = GenerationOptions.defaults()
+        GenerationOptions options = GenerationOptions.defaults()
                 .withMaxTokens(maxTokens)
                 .withSampler(sampling.toConfig(spec))
                 .withStopStrings(stops);
 
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         boolean interactive = Terminal.interactive();
-        try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(
-                        modelOptions.sessionOptions().withSystemPrompt(system).withKvPolicy(kvPolicy))) {
+        try (Engine engine = modelOptions.load(spec)) {
             ChatTemplate template = engine.chatTemplate();
-            err.println("chat template: " + template.family());
-            template.warning().ifPresent(w -> err.println("warning: " + w));
-            err.println("type a message; /reset to start over, /exit to quit");
-            err.flush();
-            while (true) {
-                if (interactive) {
-                    out.print("> ");
-                    out.flush();
-                }
-                String line = in.readLine();
-                if (line == null || line.strip().equals("/exit")) {
-                    break; // end of input: a piped conversation ends without hanging
-                }
-                line = line.strip();
-                if (line.isEmpty()) {
-                    continue;
-                }
-                if (line.equals("/reset")) {
-                    session.reset();
-                    err.println("(conversation reset)");
-                    err.flush();
-                    continue;
-                }
-                reply(session, line, options, out, err);
-                if (out.checkError()) {
-                    break; // JacapCli turns this into exit 141
-                }
+            if (chatTemplate != null) {
+                String source = templateFile != null
+                        ? Files.readString(templateFile, StandardCharsets.UTF_8)
+                        : chatTemplate.strip();
+                template = ChatTemplate.fromTemplate(source, engine.tokenizer());
+            }
+            var sessionOptions = modelOptions
+                    .sessionOptions()
+                    .withSystemPrompt(system)
+                    .withKvPolicy(kvPolicy)
+                    .withChatTemplate(template);
+            try (Session session = engine.newSession(sessionOptions);
+                    ChatInput input = interactive
+                            ? new LineEditorInput(CacheDirectory.defaultPath().resolve("chat_history"))
+                            : new PlainInput(System.in)) {
+                err.println("chat template: " + template.family());
+                template.warning().ifPresent(w -> err.println("warning: " + w + " (choose one with --chat-template)"));
+                err.println("type a message; " + ChatLoop.HELP);
+                err.flush();
+                // On a terminal the notes go with the text, so they show in order with the prompt; in a
+                // pipe they stay on stderr, apart from the replies.
+                new ChatLoop(session, options, input, out, interactive ? out : err, interactive ? "> " : "").run();
             }
         }
         return 0;
     }
 
-    private static void reply(
-            Session session, String line, GenerationOptions options, PrintWriter out, PrintWriter err) {
-        boolean[] started = {false};
-        try {
-            session.chat(line, options, (id, text) -> {
-                if (!started[0]) { // the reply's leading space belongs to the template layout, not to the answer
-                    text = text.stripLeading();
-                    started[0] = !text.isEmpty();
-                }
-                out.print(text);
-                out.flush();
-                return !out.checkError(); // stdout's reader went away: stop generating
-            });
-            out.println();
-            out.flush();
-        } catch (JacapException e) {
-            // the conversation outgrew the context: say so and keep the REPL alive
-            err.println("jacap: " + ValueText.escaped(e.getMessage()) + " (type /reset to start over)");
-            err.flush();
+    /** The file a --chat-template value names, null for a family name; a usage error for neither. */
+    static Path templateFile(CommandSpec spec, String value) {
+        if (value == null) {
+            return null;
         }
+        if (ChatTemplate.NAMES.contains(value.strip())) {
+            return null;
+        }
+        Path p = Path.of(value);
+        SamplingOptions.check(
+                spec,
+                Files.isRegularFile(p),
+                "--chat-template '" + value + "' is neither a file nor a template name ("
+                        + String.join(", ", ChatTemplate.NAMES) + ")");
+        return p;
     }
 }

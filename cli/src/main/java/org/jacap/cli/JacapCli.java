@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ChatCommand.class,
             ServeCommand.class,
+            PullCommand.class,
             TokenizeCommand.class,
             BenchCommand.class,
             EvalCommand.class,

@@ -2,13 +2,13 @@ package org.jacap.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
-import org.jacap.model.LoadProgress;
+import org.jacap.engine.LoadListener;
 
 /**
  * Shows how far loading a large model got: a bar redrawn in place on a terminal, or one line at
  * the start and one at the end when stderr is a file or pipe. Small files load too fast to bother.
  */
-final class LoadProgressView implements LoadProgress {
+final class LoadProgressView implements LoadListener {
     static final long LARGE_FILE = 64L << 20;
     private static final int BAR = 30;
 
@@ -33,7 +33,7 @@ final class LoadProgressView implements LoadProgress {
     }
 
     @Override
-    public void update(long done, long total, String what) {
+    public void onProgress(long done, long total, String what) {
         if (!visible || !terminal || total <= 0) {
             return;
         }

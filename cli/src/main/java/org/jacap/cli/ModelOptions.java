@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import org.jacap.JacapException;
+import org.jacap.engine.ComputePrecision;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EngineOptions;
 import org.jacap.engine.SessionOptions;
@@ -94,7 +95,10 @@ final class ModelOptions {
         }
         LoadProgressView view = new LoadProgressView(
                 err, Terminal.interactive(), String.valueOf(model.getFileName()), Files.size(model));
-        Engine engine = Engine.load(model, new EngineOptions(threads, parsedPrecision(spec), view));
+        Engine engine = Engine.load(
+                model,
+                new EngineOptions(
+                        threads, ComputePrecision.valueOf(parsedPrecision(spec).name()), view));
         view.finished();
         return engine;
     }

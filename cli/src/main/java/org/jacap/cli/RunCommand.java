@@ -65,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         @Option(
                 names = {"-f", "--file"},
                 paramLabel = "FILE",
-                description = "Read the prompt from a UTF-8 file.")
+                description = "Read the prompt from a UTF-8 file ('-': standard input).")
         Path file;
     }
 
@@ -243,7 +243,9 @@ final class RunCommand implements Callable<Integer> {
 
     /** A prompt file's text; one trailing newline is dropped, as llama.cpp does. */
     private static String readPrompt(Path file) throws IOException {
-        String s = Utf8Text.read(file, "prompt file");
+        String s = file.toString().equals("-")
+                ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                : Utf8Text.read(file, "prompt file");
         if (s.endsWith("\r\n")) {
             return s.substring(0, s.length() - 2);
         }
@@ -254,7 +256,7 @@ final class RunCommand implements Callable<Integer> {
     static void printTimings(PrintWriter err, long loadNanos, GenerationResult r, SamplerConfig config) {
         var t = r.timings();
         err.println(String.format(Locale.ROOT, "       load time = %10.2f ms", loadNanos / 1e6));
-        err.println(perfLine("   sampling time", t.sampleNanos(), r.generatedTokens(), "runs  "));
+        err.println(perfLine("   sampling time", t.sampleNanos(), r.ids().length, "runs  "));
         err.println(perfLine("prompt eval time", t.promptEvalNanos(), t.promptTokens(), "tokens"));
         err.println(perfLine("       eval time", t.evalNanos(), t.evalTokens(), "runs  "));
         String seed = config.isGreedy() ? "greedy" : "seed " + r.seed();

@@ -53,6 +53,30 @@ class ChatCommandTest {
     }
 
     @Test
+    void chatTemplateTakesANameOrAFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        CliRun named = withStdin(
+                "Hi\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "4", "--chat-template", "chatml");
+        assertThat(named.code()).as(named.err()).isZero();
+        assertThat(named.err()).contains("chat template: chatml").doesNotContain("warning:");
+
+        java.nio.file.Path file = java.nio.file.Files.writeString(
+                dir.resolve("t.jinja"),
+                "{% for m in messages %}<|start_header_id|>{{ m['role'] }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>{% endfor %}");
+        CliRun fromFile = withStdin(
+                "Hi\n", "chat", "-m", CliRun.stories(), "--temp", "0", "-n", "4", "--chat-template", file.toString());
+        assertThat(fromFile.code()).as(fromFile.err()).isZero();
+        assertThat(fromFile.err()).contains("chat template: llama3");
+
+        CliRun bad = CliRun.of("chat", "-m", CliRun.stories(), "--chat-template", "nosuch");
+        assertThat(bad.code()).isEqualTo(1);
+        assertThat(bad.errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: --chat-template 'nosuch' is neither a file nor a template name (chatml, phi4,");
+    }
+
+    @Test
     void badSamplingFlagsAreOneLine() {
         CliRun r = CliRun.of("chat", "-m", "x.gguf", "--top-p", "7");
         assertThat(r.code()).isEqualTo(1);

@@ -14,7 +14,7 @@ class LoadProgressViewTest {
         StringWriter sw = new StringWriter();
         LoadProgressView view = new LoadProgressView(new PrintWriter(sw), false, "big.gguf", BIG);
         for (long done = 0; done <= BIG; done += BIG / 100) {
-            view.update(done, BIG, "blk.0.attn_q.weight");
+            view.onProgress(done, BIG, "blk.0.attn_q.weight");
         }
         view.finished();
         assertThat(sw.toString().lines()).hasSize(2);
@@ -29,7 +29,7 @@ class LoadProgressViewTest {
         StringWriter sw = new StringWriter();
         LoadProgressView view = new LoadProgressView(new PrintWriter(sw), true, "big.gguf", BIG);
         for (long done = 0; done <= BIG; done += BIG / 1000) {
-            view.update(done, BIG, "x");
+            view.onProgress(done, BIG, "x");
         }
         view.finished();
         String s = sw.toString();
@@ -43,7 +43,7 @@ class LoadProgressViewTest {
     void smallFilesShowNothing() {
         StringWriter sw = new StringWriter();
         LoadProgressView view = new LoadProgressView(new PrintWriter(sw), true, "small.gguf", 1 << 20);
-        view.update(1, 2, "x");
+        view.onProgress(1, 2, "x");
         view.finished();
         assertThat(sw.toString()).isEmpty();
     }

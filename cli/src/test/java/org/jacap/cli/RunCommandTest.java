@@ -139,6 +139,22 @@ class RunCommandTest {
     }
 
     @Test
+    void aDashPromptFileIsStandardInput() {
+        java.io.InputStream saved = System.in;
+        System.setIn(new java.io.ByteArrayInputStream(
+                "Once upon a time\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        CliRun piped;
+        try {
+            piped = CliRun.of("run", "-m", CliRun.stories(), "-f", "-", "-n", "8", "--temp", "0");
+        } finally {
+            System.setIn(saved);
+        }
+        CliRun direct = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "8", "--temp", "0");
+        assertThat(piped.code()).as(piped.err()).isZero();
+        assertThat(piped.out()).isNotEmpty().isEqualTo(direct.out());
+    }
+
+    @Test
     void aPromptLongerThanTheContextIsOneLine() {
         CliRun r = CliRun.of(
                 "run", "-m", CliRun.stories(), "-p", "Once upon a time there was a little girl", "--ctx", "8");

@@ -46,10 +46,14 @@ public final class Engine implements AutoCloseable {
      * @throws java.nio.file.NoSuchFileException when the file does not exist
      * @throws org.jacap.gguf.GgufFormatException when it is not a valid GGUF file
      * @throws org.jacap.JacapException when the model cannot run (unknown architecture, missing tensor …)
+     *     or the JVM was started without {@code --add-modules jdk.incubator.vector}
      */
     public static Engine load(Path path, EngineOptions options) throws IOException {
         Objects.requireNonNull(options, "options");
-        Model model = Model.load(path, new LoadOptions(options.threads(), options.precision(), options.progress()));
+        VectorApiCheck.require();
+        LoadListener listener = options.progress();
+        Model model = Model.load(
+                path, new LoadOptions(options.threads(), options.precision().kernel(), listener::onProgress));
         try {
             return new Engine(path, model, Tokenizer.fromMetadata(model.metadata()), options);
         } catch (RuntimeException e) {

@@ -12,7 +12,7 @@ import org.jacap.tokenizer.Tokenizer;
 /**
  * A generation in progress, pulled one token at a time: each {@link #next()} runs one forward
  * pass (the first one evaluates the prompt). Ends on an end-of-generation token, a stop string,
- * the token limit, or cancellation; then {@link #result()} tells how it went.
+ * the token limit, a full context, or cancellation; then {@link #result()} tells how it went.
  *
  * <p>Cancellation ({@link #cancel()}, the options' {@link CancellationToken}, an interrupt of the
  * generating thread) takes effect before the next forward pass; a long prompt is evaluated in
@@ -180,10 +180,12 @@ public final class Generation implements Iterator<TokenEvent>, AutoCloseable {
             shown = stops.accept(decoder.accept(token));
             if (stops.matched()) {
                 reason = FinishReason.STOP_STRING;
-            } else if (ids.size() == options.maxTokens()) {
+            } else if (ids.size() == options.maxTokens() || session.full()) {
                 shown += stops.accept(decoder.flush());
                 shown += stops.flush();
-                reason = stops.matched() ? FinishReason.STOP_STRING : FinishReason.MAX_TOKENS;
+                reason = stops.matched()
+                        ? FinishReason.STOP_STRING
+                        : ids.size() == options.maxTokens() ? FinishReason.MAX_TOKENS : FinishReason.CONTEXT_FULL;
             }
         }
         text.append(shown);

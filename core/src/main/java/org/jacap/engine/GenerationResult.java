@@ -31,8 +31,12 @@ public record GenerationResult(
         return ids.clone();
     }
 
+    /**
+     * Tokens of text generated: {@link #ids()} without the end-of-generation token that ended an
+     * {@link FinishReason#EOS} stop (that token is sampled but never becomes part of the session).
+     */
     public int generatedTokens() {
-        return ids.length;
+        return finishReason == FinishReason.EOS && ids.length > 0 ? ids.length - 1 : ids.length;
     }
 
     @Override

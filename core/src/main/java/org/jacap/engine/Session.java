@@ -1,5 +1,7 @@
 package org.jacap.engine;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -56,6 +58,11 @@ public final class Session implements AutoCloseable {
     private final TokenBuffer tokens = new TokenBuffer();
 
     private final List<ChatMessage> messages = new ArrayList<>();
+    /** Tokens held before the last chat turn's user message was added; -1 when there is no such turn. */
+    private int lastTurnStart = -1;
+    /** {@link #cachedChatText} before the last turn: what the cache holds again once it is taken back. */
+    private String lastTurnCachedText;
+
     private boolean holdsRawText;
     /** In chat: the text the cache holds (the last chat prompt and its reply as generated); null when unknown. */
     private String cachedChatText;
@@ -178,7 +185,10 @@ public final class Session implements AutoCloseable {
         List<ChatMessage> next = List.copyOf(conversation);
         if (holdsRawText || !extendsHistory(next)) {
             return beginFrom(
-                    renderIds(next, options), options, chatStops(options), onChatFinish(next, renderedText(next)));
+                    renderIds(next, options),
+                    options,
+                    chatStops(options),
+                    onChatFinish(next, renderedText(next), 0, null));
         }
         return beginChat(next, options);
     }
@@ -199,7 +209,7 @@ public final class Session implements AutoCloseable {
 
     // Renders next and evaluates only what it adds to the history the cache holds (its replies as generated).
     private Generation beginChat(List<ChatMessage> next, GenerationOptions options) {
-        ChatTemplate template = engine.chatTemplate();
+        ChatTemplate template = chatTemplate();
         ChatPrompt rendered = template.renderPrompt(next, true);
         int[] ids = null;
         if (tokens.size() > 0) {
@@ -217,29 +227,44 @@ public final class Session implements AutoCloseable {
         }
         if (ids == null) { // the template rewrote earlier turns: the common token prefix is all that is kept
             return beginFrom(
-                    renderIds(next, options), options, chatStops(options), onChatFinish(next, rendered.text()));
+                    renderIds(next, options),
+                    options,
+                    chatStops(options),
+                    onChatFinish(next, rendered.text(), 0, null));
         }
-        return begin(ids, false, options, chatStops(options), onChatFinish(next, rendered.text()));
+        return begin(
+                ids,
+                false,
+                options,
+                chatStops(options),
+                onChatFinish(next, rendered.text(), tokens.size(), cachedChatText));
     }
 
     private String renderedText(List<ChatMessage> conversation) {
-        return engine.chatTemplate().render(conversation, true);
+        return chatTemplate().render(conversation, true);
     }
 
     private int[] renderIds(List<ChatMessage> conversation, GenerationOptions options) {
-        ChatPrompt rendered = engine.chatTemplate().renderPrompt(conversation, true);
+        ChatPrompt rendered = chatTemplate().renderPrompt(conversation, true);
         boolean bos = options.addBos() && tokenizer.addBosByDefault() && !startsWithBosText(rendered.text());
         return rendered.encode(tokenizer, bos);
     }
 
     private List<String> chatStops(GenerationOptions options) {
         List<String> stops = new ArrayList<>(options.stopStrings());
-        stops.addAll(engine.chatTemplate().stopStrings());
+        stops.addAll(chatTemplate().stopStrings());
         return stops;
     }
 
-    private Consumer<GenerationResult> onChatFinish(List<ChatMessage> next, String promptText) {
+    /**
+     * Keeps the conversation when a reply ends; {@code turnStart} and {@code textBefore} (the tokens
+     * and cached text before this turn) let {@link #regenerate} take the turn back.
+     */
+    private Consumer<GenerationResult> onChatFinish(
+            List<ChatMessage> next, String promptText, int turnStart, String textBefore) {
         return result -> {
+            lastTurnStart = turnStart;
+            lastTurnCachedText = textBefore;
             messages.clear();
             messages.addAll(next);
             messages.add(new ChatMessage("assistant", result.text()));
@@ -304,6 +329,69 @@ public final class Session implements AutoCloseable {
         return endOfGeneration;
     }
 
+    /**
+     * Forgets the last reply and generates a new one to the same user message (with a seeded
+     * sampler, the same seed gives the same reply; another seed another). The KV cache is rewound
+     * to the start of that turn, so only the user message is evaluated again.
+     *
+     * @throws IllegalStateException when the session has no chat turn to take back
+     *     (when starting the new reply fails, e.g. a context overflow, the turn stays taken back)
+     */
+    public GenerationResult regenerate(GenerationOptions options, TokenListener listener) {
+        return startRegenerate(options).runTo(listener);
+    }
+
+    public Generation startRegenerate(GenerationOptions options) {
+        return startChat(takeBackLastTurn().content(), options);
+    }
+
+    /** Replaces the last user message (and drops its reply), then generates the reply to the new text. */
+    public GenerationResult editLastTurn(String userMessage, GenerationOptions options, TokenListener listener) {
+        return startEditLastTurn(userMessage, options).runTo(listener);
+    }
+
+    public Generation startEditLastTurn(String userMessage, GenerationOptions options) {
+        takeBackLastTurn();
+        return startChat(userMessage, options);
+    }
+
+    /** Removes the last user message and its reply from history, tokens and cache; returns the message. */
+    private ChatMessage takeBackLastTurn() {
+        ensureOpen();
+        if (running != null) {
+            throw new IllegalStateException("this session is generating: finish or close that generation first");
+        }
+        if (lastTurnStart < 0 || messages.size() < 2) {
+            throw new IllegalStateException("there is no chat turn to take back");
+        }
+        ChatMessage user = messages.get(messages.size() - 2);
+        messages.subList(messages.size() - 2, messages.size()).clear();
+        rewind(lastTurnStart);
+        cachedChatText = lastTurnCachedText;
+        lastTurnStart = -1; // only one turn back: earlier turns' starts are not kept
+        return user;
+    }
+
+    /**
+     * Keeps the first {@code size} tokens. Without eviction the cache is cut at that position;
+     * an evicting cache cannot be cut (its choices depended on what came after), so it is emptied
+     * and the kept tokens are evaluated again by the next generation.
+     */
+    private void rewind(int size) {
+        tokens.truncate(size);
+        if (eviction != null) {
+            eviction.reset();
+            state.reset();
+        } else if (state.position() > size) {
+            KvRewind.cut(state, size);
+        }
+    }
+
+    /** How this session renders chat turns: its options' template, else the model's. */
+    public ChatTemplate chatTemplate() {
+        return options.chatTemplate() != null ? options.chatTemplate() : chatTemplate();
+    }
+
     /** The chat so far (system message first, when there is one). */
     public List<ChatMessage> history() {
         return List.copyOf(messages);
@@ -353,6 +441,61 @@ public final class Session implements AutoCloseable {
                 eviction.promptEvents(),
                 eviction.decodeEvents(),
                 eviction.entriesEvicted());
+    }
+
+    /**
+     * Writes the conversation (history, tokens and the KV cache as it is) to {@code file}, so that
+     * {@link #restore} continues it bit for bit. Sessions with a KV eviction policy cannot be saved.
+     *
+     * @throws JacapException when the session evicts or is generating
+     * @throws IOException when the file cannot be written
+     */
+    public void save(Path file) throws IOException {
+        ensureOpen();
+        requireIdleWithoutEviction("saved");
+        SessionFile.write(
+                file,
+                engine,
+                new SessionFile.Content(List.copyOf(messages), tokens.toArray(), lastTurnStart, holdsRawText, state));
+    }
+
+    /**
+     * Replaces this session's conversation with one {@link #save}d from a session of the same model.
+     *
+     * @throws JacapException when the file is not a session file, was saved with another model, holds
+     *     more tokens than this session's context, or this session evicts
+     * @throws IOException when the file cannot be read
+     *     (on any failure the session is left empty, as after {@link #reset()})
+     */
+    public void restore(Path file) throws IOException {
+        ensureOpen();
+        requireIdleWithoutEviction("restored");
+        clearCache();
+        startHistory();
+        SessionFile.Content c;
+        try {
+            c = SessionFile.read(file, engine, state, positionLimit);
+        } catch (IOException | RuntimeException e) {
+            clearCache(); // a half-read cache must not be used
+            throw e;
+        }
+        messages.clear();
+        messages.addAll(c.messages());
+        tokens.addAll(c.tokens());
+        lastTurnStart = c.lastTurnStart();
+        lastTurnCachedText = null;
+        cachedChatText = null; // not saved: the next turn renders after the history instead
+        holdsRawText = c.holdsRawText();
+    }
+
+    private void requireIdleWithoutEviction(String what) {
+        if (running != null) {
+            throw new IllegalStateException("this session is generating: finish or close that generation first");
+        }
+        if (eviction != null) {
+            throw new JacapException("a session with a KV eviction policy cannot be " + what
+                    + " (its cache depends on the policy's running statistics)");
+        }
     }
 
     /** Forgets the conversation (the system prompt stays); the KV cache is emptied. */
@@ -406,6 +549,11 @@ public final class Session implements AutoCloseable {
         return evaluatePending(1);
     }
 
+    /** Whether the session holds as many tokens as its positions allow: nothing more can be generated. */
+    boolean full() {
+        return tokens.size() >= positionLimit;
+    }
+
     int pendingTokens() {
         return tokens.size() - state.position();
     }
@@ -439,12 +587,15 @@ public final class Session implements AutoCloseable {
         if (total == 0) {
             throw new JacapException("the prompt is empty: there is nothing to generate from");
         }
-        if (total + options.maxTokens() > positionLimit) {
+        // Only what is certain is checked up front: the prompt, and room for one reply token. A
+        // longer reply stops as CONTEXT_FULL where the context ends.
+        int room = options.maxTokens() > 0 ? 1 : 0;
+        if (total + room > positionLimit) {
             String prompt = held == 0
                     ? "prompt of " + newIds.length + " tokens"
                     : total + " tokens (" + held + " in the session + " + newIds.length + " new)";
-            throw new JacapException("context overflow: " + prompt + " + " + options.maxTokens()
-                    + " requested > context of " + positionLimit + " tokens");
+            throw new JacapException("context overflow: " + prompt + (room > 0 ? " + 1 to reply" : "")
+                    + " > context of " + positionLimit + " tokens");
         }
         if (!restart && newIds.length == 0 && pendingTokens() == 0) {
             throw new JacapException("the prompt is empty and the session has nothing left to evaluate");
@@ -486,6 +637,7 @@ public final class Session implements AutoCloseable {
 
     private void startHistory() {
         messages.clear();
+        lastTurnStart = -1;
         holdsRawText = false;
         if (options.systemPrompt() != null) {
             messages.add(new ChatMessage("system", options.systemPrompt()));

@@ -2,6 +2,7 @@ package org.jacap.engine;
 
 import java.util.Objects;
 import org.jacap.JacapException;
+import org.jacap.tokenizer.ChatTemplate;
 
 /**
  * How a session is set up.
@@ -10,10 +11,11 @@ import org.jacap.JacapException;
  * @param kvPolicy      what happens when the cache would outgrow the context ({@link KvPolicy#NONE}: an error)
  * @param systemPrompt  the system message that opens every chat (kept across {@link Session#reset()});
  *                      null or empty for none
+ * @param chatTemplate  how chat turns are rendered; null for the model's own template
  */
-public record SessionOptions(int contextLength, KvPolicy kvPolicy, String systemPrompt) {
+public record SessionOptions(int contextLength, KvPolicy kvPolicy, String systemPrompt, ChatTemplate chatTemplate) {
 
-    private static final SessionOptions DEFAULTS = new SessionOptions(0, KvPolicy.NONE, null);
+    private static final SessionOptions DEFAULTS = new SessionOptions(0, KvPolicy.NONE, null, null);
 
     public SessionOptions {
         if (contextLength < 0) {
@@ -30,14 +32,19 @@ public record SessionOptions(int contextLength, KvPolicy kvPolicy, String system
     }
 
     public SessionOptions withContextLength(int n) {
-        return new SessionOptions(n, kvPolicy, systemPrompt);
+        return new SessionOptions(n, kvPolicy, systemPrompt, chatTemplate);
     }
 
     public SessionOptions withKvPolicy(KvPolicy policy) {
-        return new SessionOptions(contextLength, policy, systemPrompt);
+        return new SessionOptions(contextLength, policy, systemPrompt, chatTemplate);
     }
 
     public SessionOptions withSystemPrompt(String prompt) {
-        return new SessionOptions(contextLength, kvPolicy, prompt);
+        return new SessionOptions(contextLength, kvPolicy, prompt, chatTemplate);
+    }
+
+    /** Renders chats with {@code template} (e.g. {@link ChatTemplate#fromTemplate(String, org.jacap.tokenizer.Tokenizer)}) instead of the model's. */
+    public SessionOptions withChatTemplate(ChatTemplate template) {
+        return new SessionOptions(contextLength, kvPolicy, systemPrompt, template);
     }
 }

@@ -39,12 +39,15 @@ final class TokenBuffer {
         return Arrays.copyOf(ids, size);
     }
 
-    void clear() {
-        size = 0;
+    /** Keeps the first {@code newSize} ids (all of them when there are fewer). */
+    void truncate(int newSize) {
+        if (newSize < 0) {
+            throw new IndexOutOfBoundsException("truncate to " + newSize + " of " + size);
+        }
+        size = Math.min(size, newSize);
     }
 
-    /** Keeps the first {@code n} ids. */
-    void truncate(int n) {
-        size = Math.min(size, n);
+    void clear() {
+        size = 0;
     }
 }

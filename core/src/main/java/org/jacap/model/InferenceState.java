@@ -121,6 +121,17 @@ public final class InferenceState {
         return true;
     }
 
+    /**
+     * Moves the next position to {@code position} without evaluating anything: for a rewound or
+     * restored cache, whose entries must then all lie below it.
+     */
+    public void setPosition(int position) {
+        if (position < 0) {
+            throw new IllegalArgumentException("position must be >= 0 (got " + position + ")");
+        }
+        this.position = position;
+    }
+
     /** Forgets every token: empty cache, position 0. */
     public void reset() {
         cache.clear();

@@ -120,6 +120,23 @@ public final class ChatTemplate {
         return null;
     }
 
+    /** The family names {@link #fromTemplate(String, Tokenizer)} accepts instead of Jinja source. */
+    public static final List<String> NAMES = List.of(
+            "chatml",
+            "phi4",
+            "llama3",
+            "llama2",
+            "mistral",
+            "mistral-v1",
+            "mistral-v3",
+            "mistral-v3-tekken",
+            "mistral-v7",
+            "mistral-v7-tekken",
+            "gemma",
+            "phi3",
+            "zephyr",
+            "plain");
+
     private static ChatFormat byName(String name, String bos, String eos, boolean addsBos, Clock clock) {
         return switch (name) {
             case "chatml" -> new ChatFormat.ChatMl("\n", "<|im_end|>\n", null);

@@ -313,16 +313,19 @@ class SessionTest {
 
     @Test
     void contextOverflowSaysWhatDoesNotFit() {
-        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(32))) {
+        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(5))) {
             assertThatThrownBy(() -> s.generate(PROMPT, GREEDY_64, TokenListener.none()))
                     .isInstanceOf(JacapException.class)
-                    .hasMessage("context overflow: prompt of 5 tokens + 64 requested > context of 32 tokens");
+                    .hasMessage("context overflow: prompt of 5 tokens + 1 to reply > context of 5 tokens");
             assertThat(s.tokens()).isEmpty(); // nothing was taken in
-
-            s.generate(PROMPT, GREEDY_64.withMaxTokens(20), TokenListener.none());
+        }
+        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(32))) {
+            // the reply is not reserved up front: it stops where the context ends
+            assertThat(s.generate(PROMPT, GREEDY_64, TokenListener.none()).finishReason())
+                    .isEqualTo(FinishReason.CONTEXT_FULL);
             assertThatThrownBy(() -> s.generate(new int[] {378}, GREEDY_64.withMaxTokens(10), TokenListener.none()))
-                    .hasMessageMatching(
-                            "context overflow: 26 tokens \\(25 in the session \\+ 1 new\\) \\+ 10 requested > context of 32 tokens");
+                    .hasMessage(
+                            "context overflow: 33 tokens (32 in the session + 1 new) + 1 to reply > context of 32 tokens");
         }
     }
 

@@ -162,7 +162,7 @@ final class GenerationEndpoint {
             g.cancel();
         }
         GenerationResult r = g.result();
-        int completion = r.generatedTokens() - (r.finishReason() == FinishReason.EOS ? 1 : 0);
+        int completion = r.generatedTokens(); // the EOS is not counted
         metrics.promptTokens.add(r.promptTokens() + r.reusedTokens());
         metrics.cachedPromptTokens.add(r.reusedTokens());
         metrics.generatedTokens.add(completion);
@@ -217,7 +217,7 @@ final class GenerationEndpoint {
     private static String finishReason(FinishReason reason, boolean timedOut) {
         return switch (reason) {
             case EOS, STOP_STRING -> "stop";
-            case MAX_TOKENS -> "length";
+            case MAX_TOKENS, CONTEXT_FULL -> "length";
             case CANCELLED -> timedOut ? "length" : "stop";
         };
     }

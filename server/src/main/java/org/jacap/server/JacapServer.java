@@ -73,7 +73,7 @@ public final class JacapServer implements AutoCloseable {
         if (engine != null) {
             throw new IllegalStateException("the server already has a model");
         }
-        SessionOptions sessionOptions = new SessionOptions(options.contextLength(), options.kvPolicy(), null);
+        SessionOptions sessionOptions = new SessionOptions(options.contextLength(), options.kvPolicy(), null, null);
         List<Slot> slots = new ArrayList<>();
         for (int i = 0; i < options.parallel(); i++) {
             slots.add(new Slot(i, loaded.newSession(sessionOptions)));

@@ -15,8 +15,10 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jacap.JacapException;
+import org.jacap.engine.ComputePrecision;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EngineOptions;
+import org.jacap.engine.FinishReason;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
 import org.jacap.engine.KvCacheStats;
@@ -25,7 +27,6 @@ import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.engine.TokenListener;
 import org.jacap.sampling.SamplerConfig;
-import org.jacap.simd.Precision;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,7 +52,8 @@ class EvictionSessionTest {
 
     @BeforeAll
     static void load() throws IOException {
-        engine = Engine.load(StoriesModel.model(StoriesModel.STORIES), new EngineOptions(1, Precision.F32, null));
+        engine =
+                Engine.load(StoriesModel.model(StoriesModel.STORIES), new EngineOptions(1, ComputePrecision.F32, null));
     }
 
     @AfterAll
@@ -181,16 +183,18 @@ class EvictionSessionTest {
                     TokenListener.none());
             assertThat(s.cachedTokens()).isGreaterThan(300);
         }
-        // an explicit context still limits positions, up front
+        // an explicit context still limits positions: the reply stops there
         try (Session s = engine.newSession(
                 SessionOptions.defaults().withContextLength(100).withKvPolicy(KvPolicy.evict(settings)))) {
-            assertThatThrownBy(() -> s.generate(
-                            "Once upon a time", GenerationOptions.defaults().withMaxTokens(200), TokenListener.none()))
-                    .isInstanceOf(JacapException.class)
-                    .hasMessageContaining("context of 100");
+            GenerationResult r = s.generate(
+                    "Once upon a time",
+                    GenerationOptions.defaults().withMaxTokens(200).withSampler(SamplerConfig.greedy()),
+                    TokenListener.none());
+            assertThat(r.finishReason()).isEqualTo(FinishReason.CONTEXT_FULL);
+            assertThat(s.tokens()).hasSize(100);
         }
-        // without a policy, overflow stays an error
-        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(100))) {
+        // without a policy, a prompt beyond the context stays an error
+        try (Session s = engine.newSession(SessionOptions.defaults().withContextLength(4))) {
             assertThatThrownBy(() -> s.generate(
                             "Once upon a time", GenerationOptions.defaults().withMaxTokens(200), TokenListener.none()))
                     .isInstanceOf(JacapException.class)
