@@ -60,11 +60,11 @@ public final class Session implements AutoCloseable {
         if (options.kvPolicy() instanceof KvPolicy.Evict e) {
             // The cache is sized for the budget; positions run on to an explicit context, else without limit.
             this.positionLimit = options.contextLength() == 0 ? Integer.MAX_VALUE : options.contextLength();
-            this.state = EvictionSchedule.newState(model, e.settings(), contextLength);
+            this.state = EvictionSchedule.newState(model, e.settings(), contextLength, options.cacheTypes());
             this.eviction = new EvictionSchedule(model, state, e.settings(), positionLimit);
         } else {
             this.positionLimit = contextLength;
-            this.state = model.newState(contextLength);
+            this.state = model.newState(contextLength, options.cacheTypes());
             this.eviction = null;
         }
         startHistory();
@@ -185,10 +185,21 @@ public final class Session implements AutoCloseable {
         }
         if (eviction == null) {
             return new KvCacheStats(
-                    "none", entries, cache.maxLength(), cache.bytesInUse(), cache.bytesAllocated(), 0, 0, 0, 0, 0);
+                    "none",
+                    cache.types().describe(),
+                    entries,
+                    cache.maxLength(),
+                    cache.bytesInUse(),
+                    cache.bytesAllocated(),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0);
         }
         return new KvCacheStats(
                 eviction.settings().describe(),
+                cache.types().describe(),
                 entries,
                 eviction.peakHeadLength(),
                 cache.bytesInUse(),

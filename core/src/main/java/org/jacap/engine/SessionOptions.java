@@ -2,6 +2,7 @@ package org.jacap.engine;
 
 import java.util.Objects;
 import org.jacap.JacapException;
+import org.jacap.kv.KvCacheTypes;
 
 /**
  * How a session is set up.
@@ -10,16 +11,18 @@ import org.jacap.JacapException;
  * @param kvPolicy      what happens when the cache would outgrow the context ({@link KvPolicy#NONE}: an error)
  * @param systemPrompt  the system message that opens every chat (kept across {@link Session#reset()});
  *                      null or empty for none
+ * @param cacheTypes    how the KV cache stores keys and values ({@link KvCacheTypes#DEFAULT}: f16, as llama.cpp)
  */
-public record SessionOptions(int contextLength, KvPolicy kvPolicy, String systemPrompt) {
+public record SessionOptions(int contextLength, KvPolicy kvPolicy, String systemPrompt, KvCacheTypes cacheTypes) {
 
-    private static final SessionOptions DEFAULTS = new SessionOptions(0, KvPolicy.NONE, null);
+    private static final SessionOptions DEFAULTS = new SessionOptions(0, KvPolicy.NONE, null, KvCacheTypes.DEFAULT);
 
     public SessionOptions {
         if (contextLength < 0) {
             throw new JacapException("context length must be >= 0 (got " + contextLength + "; 0 = the model's)");
         }
         Objects.requireNonNull(kvPolicy, "kvPolicy");
+        Objects.requireNonNull(cacheTypes, "cacheTypes");
         if (systemPrompt != null && systemPrompt.isEmpty()) {
             systemPrompt = null;
         }
@@ -30,14 +33,18 @@ public record SessionOptions(int contextLength, KvPolicy kvPolicy, String system
     }
 
     public SessionOptions withContextLength(int n) {
-        return new SessionOptions(n, kvPolicy, systemPrompt);
+        return new SessionOptions(n, kvPolicy, systemPrompt, cacheTypes);
     }
 
     public SessionOptions withKvPolicy(KvPolicy policy) {
-        return new SessionOptions(contextLength, policy, systemPrompt);
+        return new SessionOptions(contextLength, policy, systemPrompt, cacheTypes);
     }
 
     public SessionOptions withSystemPrompt(String prompt) {
-        return new SessionOptions(contextLength, kvPolicy, prompt);
+        return new SessionOptions(contextLength, kvPolicy, prompt, cacheTypes);
+    }
+
+    public SessionOptions withCacheTypes(KvCacheTypes types) {
+        return new SessionOptions(contextLength, kvPolicy, systemPrompt, types);
     }
 }

@@ -107,25 +107,71 @@ class SlidingWindowEvictionTest {
             assertThat(c.length(0, g)).isEqualTo(WINDOW - 1);
             assertThat(c.length(1, g)).isEqualTo(40);
         }
-        // budget below the window: the local layer keeps `budget` live entries
+        // budget below the window: budgets apply to the global layer; the local one holds its window
         EvictionSettings tight = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 12);
         EvictionSchedule t = new EvictionSchedule(model, EvictionSchedule.newState(model, tight, 512), tight, 10_000);
         logits = t.prompt(prompt, 0, prompt.length);
         for (int i = 0; i < 100; i++) {
             logits = t.decode(StoriesModel.argmax(logits));
             KvCache tc = t.state().kvCache();
-            for (int l = 0; l < 2; l++) {
-                for (int g = 0; g < tc.kvHeads(); g++) {
-                    assertThat(tc.length(l, g)).isLessThanOrEqualTo(12 + 16);
-                }
+            for (int g = 0; g < tc.kvHeads(); g++) {
+                assertThat(tc.length(0, g)).isEqualTo(WINDOW); // window − 1 + the token just decoded
+                assertThat(tc.length(1, g)).isLessThanOrEqualTo(12 + 16);
             }
         }
         KvCache tc = t.state().kvCache();
         int next = t.state().position();
         for (int g = 0; g < tc.kvHeads(); g++) {
             int[] pos = Arrays.copyOf(tc.positions(0, g), tc.length(0, g));
-            // every entry kept at the last event was live then (position > event position − window)
-            assertThat(pos[0]).isGreaterThan(next - 16 - WINDOW);
+            // exactly the window: the positions the next query can see but its own
+            assertThat(pos[0]).isEqualTo(next - WINDOW);
+            assertThat(pos).hasSize(WINDOW);
+            assertThat(pos[WINDOW - 1]).isEqualTo(next - 1);
+        }
+    }
+
+    @Test
+    void ratiosApplyToTheGlobalLayerOnly() {
+        InferenceState st = model.newState(256);
+        KvCompressor.observe(
+                model, st, EvictionPolicies.policy("h2o", "uniform").statistics());
+        model.forward(st, prompt, 0, prompt.length, false);
+        KvCompressor.compress(model, st, EvictionPolicies.policy("h2o", "uniform"), Budget.ratio(0.5));
+        KvCache c = st.kvCache();
+        for (int g = 0; g < c.kvHeads(); g++) {
+            assertThat(c.length(0, g)).isEqualTo(WINDOW - 1); // the live window, not half the prompt
+            assertThat(c.length(1, g)).isEqualTo(prompt.length / 2);
+        }
+    }
+
+    @Test
+    void theCacheHoldsTheWindowWhateverThePolicyAndTheObserverFollows() {
+        // h2o gathers attention per entry: the forward pass's drops must keep those sums aligned
+        for (String name : new String[] {"h2o", "tova", "capkv"}) {
+            EvictionSettings s = EvictionSettings.budget(EvictionPolicies.policy(name, "uniform"), 20);
+            EvictionSchedule e = new EvictionSchedule(model, EvictionSchedule.newState(model, s, 512), s, 10_000);
+            float[] logits = e.prompt(prompt, 0, prompt.length);
+            for (int i = 0; i < 80; i++) {
+                logits = e.decode(StoriesModel.argmax(logits));
+                KvCache c = e.state().kvCache();
+                int next = e.state().position();
+                for (int g = 0; g < c.kvHeads(); g++) {
+                    assertThat(c.positions(0, g))
+                            .as("%s step %d", name, i)
+                            .containsExactly(java.util.stream.IntStream.range(next - WINDOW, next)
+                                    .toArray());
+                    assertThat(c.length(1, g)).isLessThanOrEqualTo(20 + s.slack());
+                }
+                if (e.observer() != null && e.observer().spec().needs().contains(QueryStatistic.ATTENTION_RECEIVED)) {
+                    QueryStatistics q = e.observer().statistics(0);
+                    // row j (position next − W + j) was seen by the queries from its own position on
+                    for (int j = 0; j < WINDOW; j++) {
+                        assertThat(q.attentionSeenBy(0, j))
+                                .as("%s step %d row %d", name, i, j)
+                                .isEqualTo(WINDOW - j);
+                    }
+                }
+            }
         }
     }
 }
