@@ -59,6 +59,9 @@ final class ChatCommand implements Callable<Integer> {
     @Mixin
     KvOptions kv;
 
+    @Mixin
+    CacheTypeOptions cacheTypes;
+
     @Option(names = "--stop", paramLabel = "STR", description = "Also end a reply before this text (repeatable).")
     List<String> stops = new ArrayList<>();
 
@@ -69,6 +72,7 @@ final class ChatCommand implements Callable<Integer> {
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
         var kvPolicy = kv.kvPolicy(spec);
+        var types = cacheTypes.types(spec);
         options = GenerationOptions.defaults()
                 .withMaxTokens(maxTokens)
                 .withSampler(sampling.toConfig(spec))
@@ -79,8 +83,11 @@ final class ChatCommand implements Callable<Integer> {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         boolean interactive = Terminal.interactive();
         try (Engine engine = modelOptions.load(spec);
-                Session session = engine.newSession(
-                        modelOptions.sessionOptions().withSystemPrompt(system).withKvPolicy(kvPolicy))) {
+                Session session = engine.newSession(modelOptions
+                        .sessionOptions()
+                        .withSystemPrompt(system)
+                        .withKvPolicy(kvPolicy)
+                        .withCacheTypes(types))) {
             ChatTemplate template = engine.chatTemplate();
             err.println("chat template: " + template.family());
             template.warning().ifPresent(w -> err.println("warning: " + w));

@@ -84,11 +84,12 @@ final class KvOptions {
         }
         err.println(String.format(
                 Locale.ROOT,
-                "        KV cache = %10d entries (peak %d per head), %s in use, %s allocated",
+                "        KV cache = %10d entries (peak %d per head), %s in use, %s allocated, %s",
                 kv.entries(),
                 kv.peakHeadLength(),
                 bytes(kv.bytesInUse()),
-                bytes(kv.bytesAllocated())));
+                bytes(kv.bytesAllocated()),
+                kv.storage()));
         if (!kv.policy().equals("none")) {
             err.println(String.format(
                     Locale.ROOT,

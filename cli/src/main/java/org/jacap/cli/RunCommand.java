@@ -81,6 +81,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     KvOptions kv;
 
+    @Mixin
+    CacheTypeOptions cacheTypes;
+
     @Option(
             names = "--stop",
             paramLabel = "STR",
@@ -110,6 +113,7 @@ final class RunCommand implements Callable<Integer> {
                 "--special applies to text prompts; --prompt-ids are used as given");
         int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
         KvPolicy kvPolicy = kv.kvPolicy(spec);
+        var types = cacheTypes.types(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
 
         PrintWriter out = spec.commandLine().getOut();
@@ -122,8 +126,8 @@ final class RunCommand implements Callable<Integer> {
                 .withSpecialTokens(special);
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
-                Session session =
-                        engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
+                Session session = engine.newSession(
+                        modelOptions.sessionOptions().withKvPolicy(kvPolicy).withCacheTypes(types))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(ids, options);
             KvOptions.warnBeyondTrainedContext(
