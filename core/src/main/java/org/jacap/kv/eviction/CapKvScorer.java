@@ -86,7 +86,8 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - maxLogit);
                 }
-                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                LeverageScores.ridgeLeverage(
+                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record("cos", h, cos.clone());

@@ -147,7 +147,9 @@ public final class EvictionPolicies {
                 s.real(d.ridge(), "ridge"),
                 GroupReduction.valueOf(
                         s.choice("mean", List.of("mean", "max"), "group").toUpperCase(Locale.ROOT)),
-                s.bool(d.includeSinks(), "include_sinks"));
+                s.bool(d.includeSinks(), "include_sinks"),
+                LeverageSolver.valueOf(s.choice("cholesky", List.of("cholesky", "qr"), "solver")
+                        .toUpperCase(Locale.ROOT)));
     }
 
     /** A parsed {@code name:key=value,...}; remembers which keys the caller asked for. */

@@ -134,7 +134,8 @@ public record JacapScorer(
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - shift);
                 }
-                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                LeverageScores.ridgeLeverage(
+                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
