@@ -71,7 +71,7 @@ final class ChatCommand implements Callable<Integer> {
         GenerationOptions options;
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
-        var kvPolicy = kv.kvPolicy(spec);
+        var eviction = kv.eviction(spec);
         var types = cacheTypes.types(spec);
         options = GenerationOptions.defaults()
                 .withMaxTokens(maxTokens)
@@ -86,7 +86,7 @@ final class ChatCommand implements Callable<Integer> {
                 Session session = engine.newSession(modelOptions
                         .sessionOptions()
                         .withSystemPrompt(system)
-                        .withKvPolicy(kvPolicy)
+                        .withEviction(eviction)
                         .withCacheTypes(types))) {
             ChatTemplate template = engine.chatTemplate();
             err.println("chat template: " + template.family());

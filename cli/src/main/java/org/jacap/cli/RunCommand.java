@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jacap.engine.Engine;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.sampling.SamplerConfig;
 import picocli.CommandLine.ArgGroup;
@@ -112,7 +112,7 @@ final class RunCommand implements Callable<Integer> {
                 prompt.ids == null || !special,
                 "--special applies to text prompts; --prompt-ids are used as given");
         int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
-        KvPolicy kvPolicy = kv.kvPolicy(spec);
+        EvictionMode eviction = kv.eviction(spec);
         var types = cacheTypes.types(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
 
@@ -127,12 +127,12 @@ final class RunCommand implements Callable<Integer> {
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
                 Session session = engine.newSession(
-                        modelOptions.sessionOptions().withKvPolicy(kvPolicy).withCacheTypes(types))) {
+                        modelOptions.sessionOptions().withEviction(eviction).withCacheTypes(types))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(ids, options);
             KvOptions.warnBeyondTrainedContext(
                     err,
-                    kvPolicy,
+                    eviction,
                     (long) session.tokens().length + maxTokens,
                     engine.config().contextLength());
             out.print(text != null ? text : engine.tokenizer().decode(ids)); // echo, as llama.cpp does

@@ -1,6 +1,8 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.DoubleLanes;
+import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * CapKV (jiamingyy/kvpress CapPress): ridge leverage of the values weighted by query relevance.

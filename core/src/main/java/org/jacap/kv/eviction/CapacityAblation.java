@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
  * Switches of the capacity scorers that neither paper fixes (eviction-spec §2.3), kept for

@@ -2,6 +2,8 @@ package org.jacap.kv.eviction;
 
 import java.util.EnumSet;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.DoubleLanes;
+import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * Jacap (arXiv 2609.08131, reconstructed as in eviction-spec §2.3): CapKV's leverage with the

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.SplittableRandom;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageScores;
+import org.jacap.kv.eviction.math.LeverageSolver;
 import org.junit.jupiter.api.Test;
 
 /** {@code solver=qr}: the design card's Commons Math QR of [diag(√w)V; √λI] against the Cholesky fast path. */

@@ -9,6 +9,7 @@ import org.jacap.kv.KvCache;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.simd.Rope;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.QRDecomposition;

@@ -1,4 +1,4 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 import java.util.Arrays;
 import org.jacap.JacapException;

@@ -1,4 +1,4 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 /** How the capacity scorers compute ridge leverage (the same numbers up to rounding). */
 public enum LeverageSolver {
