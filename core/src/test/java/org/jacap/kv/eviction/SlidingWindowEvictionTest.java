@@ -175,4 +175,37 @@ class SlidingWindowEvictionTest {
             }
         }
     }
+
+    @Test
+    void anObserverInstalledAfterThePrefillFollowsTheWindow() {
+        // evaluation harnesses watch the continuation only: the observer starts with no sums
+        InferenceState st = model.newState(256);
+        model.forward(st, prompt, 0, prompt.length, false);
+        EvictionObserver o =
+                KvCompressor.observe(model, st, StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED));
+        int[] next = {7};
+        for (int i = 0; i < 5; i++) {
+            model.forward(st, next, 0, 1, false);
+        }
+        // local layer, one query head: the 31 entries kept from the prefill were seen by the 5 queries
+        // (all within the window); the newest by fewer
+        QueryStatistics q = o.statistics(0);
+        for (int j = 0; j < WINDOW; j++) {
+            assertThat(q.attentionSeenBy(0, j)).as("row %d", j).isEqualTo(Math.min(5, WINDOW - j));
+        }
+    }
+
+    @Test
+    void entriesNeverObservedKeepNoSumsHoweverManyAreKept() {
+        // a window of 511 kept rows reaching an observer that saw none (its arrays start at 64)
+        QueryStatistics q = new QueryStatistics(
+                new AttentionShape(2, 1, 8), StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED));
+        q.observeAttention(0, new float[] {0.5f, 0.25f, 0.25f}, 0, 3);
+        q.retainEntries(0, java.util.stream.IntStream.range(1, 512).toArray());
+        assertThat(q.attentionReceived(0, 0)).isEqualTo(0.25);
+        assertThat(q.attentionReceived(0, 1)).isEqualTo(0.25);
+        assertThat(q.attentionSeenBy(0, 1)).isEqualTo(1);
+        assertThat(q.attentionReceived(0, 2)).isZero();
+        assertThat(q.attentionReceived(1, 400)).isZero();
+    }
 }
