@@ -7,6 +7,7 @@ import java.util.List;
 import org.jacap.kv.FloatRows;
 import org.jacap.kv.ForwardObserver;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvStorage;
 import org.jacap.simd.Activations;
 import org.jacap.simd.Attention;
 import org.jacap.simd.Dequantize;
@@ -195,8 +196,12 @@ final class ForwardPass {
             for (int t = 0; t < n; t++) {
                 cache.append(il, g, p0 + t, w.k, t * kDim + g * dk, w.v, t * vDim + g * dv);
             }
-            w.keyRows[g] = cache.keyRows(il, g, w.kvScratch(g, 0, cache.length(il, g) * cache.keyDim()));
-            w.valueRows[g] = cache.valueRows(il, g, w.kvScratch(g, 1, cache.length(il, g) * cache.valueDim()));
+            // f32 rows are read in place; the other types into a float scratch, once per layer and chunk
+            int len = cache.length(il, g);
+            boolean f32Keys = cache.types().keys() == KvStorage.F32;
+            boolean f32Values = cache.types().values() == KvStorage.F32;
+            w.keyRows[g] = cache.keyRows(il, g, f32Keys ? null : w.kvScratch(g, 0, len * cache.keyDim()));
+            w.valueRows[g] = cache.valueRows(il, g, f32Values ? null : w.kvScratch(g, 1, len * cache.valueDim()));
         }
 
         AttentionTask task = attentionTask;
