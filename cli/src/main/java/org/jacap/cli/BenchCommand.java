@@ -21,6 +21,7 @@ import org.jacap.bench.throughput.ThroughputBenchmark;
 import org.jacap.kv.eviction.EvictionPolicies;
 import org.jacap.simd.VectorSupport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -119,6 +120,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "Compression ratio of the --kv-policy measurements (default: ${DEFAULT-VALUE}).")
     double kvRatio = 0.5;
 
+    @Mixin
+    CacheTypeOptions cacheTypes;
+
     @Option(
             names = "--seed",
             paramLabel = "N",
@@ -156,7 +160,8 @@ final class BenchCommand implements Callable<Integer> {
                 ModelOptions.parsePrecision(spec, precision),
                 seed,
                 kvPolicies == null ? List.of() : EvictionPolicies.splitSpecs(kvPolicies),
-                kvRatio);
+                kvRatio,
+                cacheTypes.types(spec));
         VectorSupport.warning().ifPresent(err::println);
         Path path = model != null ? checkedModel() : synthetic(err);
         ProgressBar bar = new ProgressBar(err, "bench", Terminal.interactive());

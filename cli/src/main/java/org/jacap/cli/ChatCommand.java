@@ -66,6 +66,9 @@ final class ChatCommand implements Callable<Integer> {
     @Mixin
     KvOptions kv;
 
+    @Mixin
+    CacheTypeOptions cacheTypes;
+
     @Option(names = "--stop", paramLabel = "STR", description = "Also end a reply before this text (repeatable).")
     List<String> stops = new ArrayList<>();
 
@@ -75,7 +78,8 @@ final class ChatCommand implements Callable<Integer> {
         SamplingOptions.check(spec, maxTokens >= 1, "-n must be >= 1 (got " + maxTokens + ")");
         SamplingOptions.check(spec, stops.stream().noneMatch(String::isEmpty), "--stop needs a non-empty string");
         Path templateFile = templateFile(spec, chatTemplate);
-        var kvPolicy = kv.kvPolicy(spec);
+        var eviction = kv.eviction(spec);
+        var types = cacheTypes.types(spec);
         GenerationOptions options = GenerationOptions.defaults()
                 .withMaxTokens(maxTokens)
                 .withSampler(sampling.toConfig(spec))
@@ -95,7 +99,8 @@ final class ChatCommand implements Callable<Integer> {
             var sessionOptions = modelOptions
                     .sessionOptions()
                     .withSystemPrompt(system)
-                    .withKvPolicy(kvPolicy)
+                    .withEviction(eviction)
+                    .withCacheTypes(types)
                     .withChatTemplate(template);
             try (Session session = engine.newSession(sessionOptions);
                     ChatInput input = interactive

@@ -16,11 +16,13 @@ import org.jacap.bench.eval.FidelityEvaluation;
 import org.jacap.bench.eval.Protection;
 import org.jacap.bench.eval.TokenWindows;
 import org.jacap.bench.progress.ProgressBar;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.VectorSupport;
 import org.jacap.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -129,6 +131,10 @@ final class EvalCommand implements Callable<Integer> {
             description = "Also write an SVG chart of mean KL against the ratio.")
     Path chart;
 
+    /** f32 by default here: the table then measures eviction alone against the f32 reference. */
+    @Mixin
+    CacheTypeOptions cacheTypes = new CacheTypeOptions("f32");
+
     @Option(
             names = {"-t", "--threads"},
             paramLabel = "N",
@@ -147,6 +153,8 @@ final class EvalCommand implements Callable<Integer> {
                 "--no-probe and --probe-depths contradict each other");
         Protection protection = protect == null ? Protection.NONE : Protection.parse(protect);
         List<EvalPolicy> chosen = EvalPolicy.parseList(policies);
+        // the reference is f32; another storage adds its own row and is what the policies compress
+        KvCacheTypes storage = cacheTypes.types(spec);
         FidelityEvaluation.Settings settings = new FidelityEvaluation.Settings(
                 context, continuation, ratios, protection, noProbe ? List.of() : probeDepths, 32, 8, bootstrap, seed);
         if (!Files.exists(model)) {
@@ -175,7 +183,7 @@ final class EvalCommand implements Callable<Integer> {
                 throw new JacapException(
                         "the documents hold fewer tokens than one window (" + settings.windowLength() + ")");
             }
-            FidelityEvaluation evaluation = new FidelityEvaluation(m, settings, chosen);
+            FidelityEvaluation evaluation = new FidelityEvaluation(m, settings, chosen, storage);
             String description = "**" + model.getFileName() + "** · " + windows.size() + " documents ("
                     + (docs == null ? "synthetic stories, seed " + seed : String.valueOf(docs.getFileName()))
                     + (windows.size() < documents
@@ -187,7 +195,7 @@ final class EvalCommand implements Callable<Integer> {
                             ? "each policy's own"
                             : protection.sinks() + " sinks + " + protection.recent() + " recent for all")
                     + (settings.probeDepths().isEmpty() ? "" : " · probe depths " + settings.probeDepths())
-                    + " · bootstrap " + bootstrap + ", seed " + seed;
+                    + " · KV storage " + storage.describe() + " · bootstrap " + bootstrap + ", seed " + seed;
             ProgressBar bar = new ProgressBar(err, "eval", Terminal.interactive());
             EvalReport report;
             try {

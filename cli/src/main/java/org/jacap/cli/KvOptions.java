@@ -3,10 +3,9 @@ package org.jacap.cli;
 import java.io.PrintWriter;
 import java.util.Locale;
 import org.jacap.JacapException;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.GenerationResult;
 import org.jacap.engine.KvCacheStats;
-import org.jacap.engine.KvPolicy;
-import org.jacap.kv.eviction.EvictionSettings;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -60,17 +59,17 @@ final class KvOptions {
     String protect;
 
     /** The session's policy; a bad combination is one line naming the flag. */
-    KvPolicy kvPolicy(CommandSpec spec) {
+    EvictionMode eviction(CommandSpec spec) {
         try {
-            return KvPolicy.evict(EvictionSettings.parse(policy, allocator, ratio, budget, slack, protect));
+            return EvictionMode.evict(KvFlags.parse(policy, allocator, ratio, budget, slack, protect));
         } catch (JacapException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 
     /** With a budget, generation may pass the model's trained context: say so once, up front. */
-    static void warnBeyondTrainedContext(PrintWriter err, KvPolicy policy, long lastPosition, int trainedContext) {
-        if (policy instanceof KvPolicy.Evict && lastPosition > trainedContext) {
+    static void warnBeyondTrainedContext(PrintWriter err, EvictionMode policy, long lastPosition, int trainedContext) {
+        if (policy instanceof EvictionMode.Evict && lastPosition > trainedContext) {
             err.println("warning: positions may reach " + lastPosition + ", past the model's trained context of "
                     + trainedContext + " tokens; quality may degrade there");
             err.flush();
@@ -84,11 +83,12 @@ final class KvOptions {
         }
         err.println(String.format(
                 Locale.ROOT,
-                "        KV cache = %10d entries (peak %d per head), %s in use, %s allocated",
+                "        KV cache = %10d entries (peak %d per head), %s in use, %s allocated, %s",
                 kv.entries(),
                 kv.peakHeadLength(),
                 bytes(kv.bytesInUse()),
-                bytes(kv.bytesAllocated())));
+                bytes(kv.bytesAllocated()),
+                kv.storage()));
         if (!kv.policy().equals("none")) {
             err.println(String.format(
                     Locale.ROOT,

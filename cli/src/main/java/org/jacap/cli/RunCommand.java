@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jacap.engine.Engine;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.sampling.SamplerConfig;
 import picocli.CommandLine.ArgGroup;
@@ -81,6 +81,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     KvOptions kv;
 
+    @Mixin
+    CacheTypeOptions cacheTypes;
+
     @Option(
             names = "--stop",
             paramLabel = "STR",
@@ -140,7 +143,8 @@ final class RunCommand implements Callable<Integer> {
                 "--logprobs must be in [1, " + GenerationOptions.MAX_LOGPROBS + "] (got " + logprobs + ")");
         SamplingOptions.check(spec, logprobsFile == null || logprobs != null, "--logprobs-file needs --logprobs N");
         int[] ids = prompt.ids == null ? null : parseIds(prompt.ids);
-        KvPolicy kvPolicy = kv.kvPolicy(spec);
+        EvictionMode eviction = kv.eviction(spec);
+        var types = cacheTypes.types(spec);
         String text = prompt.file != null ? readPrompt(prompt.file) : prompt.text;
 
         PrintWriter out = spec.commandLine().getOut();
@@ -155,8 +159,8 @@ final class RunCommand implements Callable<Integer> {
                 .withLogprobs(logprobs == null ? 0 : logprobs);
         long loadStart = System.nanoTime();
         try (Engine engine = modelOptions.load(spec);
-                Session session =
-                        engine.newSession(modelOptions.sessionOptions().withKvPolicy(kvPolicy))) {
+                Session session = engine.newSession(
+                        modelOptions.sessionOptions().withEviction(eviction).withCacheTypes(types))) {
             long loadNanos = System.nanoTime() - loadStart;
             var generation = text != null ? session.start(text, options) : session.start(ids, options);
             if (verbosePrompt) {
@@ -166,7 +170,7 @@ final class RunCommand implements Callable<Integer> {
             }
             KvOptions.warnBeyondTrainedContext(
                     err,
-                    kvPolicy,
+                    eviction,
                     (long) session.tokens().length + maxTokens,
                     engine.config().contextLength());
             // The JSON lines replace the text on stdout unless they go to a file.

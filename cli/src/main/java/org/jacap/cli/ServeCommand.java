@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jacap.JacapException;
 import org.jacap.engine.Engine;
-import org.jacap.engine.KvPolicy;
+import org.jacap.engine.EvictionMode;
 import org.jacap.server.JacapServer;
 import org.jacap.server.ServerOptions;
 import picocli.CommandLine.Command;
@@ -90,7 +90,7 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         modelOptions.validate(spec);
-        KvPolicy kvPolicy = kv.kvPolicy(spec);
+        EvictionMode kvPolicy = kv.eviction(spec);
         SamplingOptions.check(spec, timeoutSeconds >= 1, "--timeout must be >= 1 second (got " + timeoutSeconds + ")");
         ServerOptions options;
         try {

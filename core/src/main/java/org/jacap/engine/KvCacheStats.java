@@ -4,9 +4,10 @@ package org.jacap.engine;
  * A session's KV cache and what eviction did to it so far.
  *
  * @param policy              the eviction policy with its parameters ({@code none} without one)
+ * @param storage             how keys and values are stored ({@code f16}, {@code k=q8_0 v=f16}, ...)
  * @param entries             entries held now, over all layers and KV heads
  * @param peakHeadLength      the most entries one KV head held at once
- * @param bytesInUse          bytes of the entries held (keys, values, positions)
+ * @param bytesInUse          bytes of the entries held (keys and values in their storage types, positions)
  * @param bytesAllocated      bytes allocated for the cache
  * @param promptEvictionNanos time in eviction while evaluating prompts (chunk events, compression)
  * @param decodeEvictionNanos time in eviction while generating
@@ -16,6 +17,7 @@ package org.jacap.engine;
  */
 public record KvCacheStats(
         String policy,
+        String storage,
         long entries,
         int peakHeadLength,
         long bytesInUse,

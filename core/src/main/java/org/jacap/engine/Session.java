@@ -50,7 +50,7 @@ public final class Session implements AutoCloseable {
     private final SessionOptions options;
     private final int contextLength;
     private final InferenceState state;
-    /** When eviction runs ({@link KvPolicy.Evict}); null without a policy. */
+    /** When eviction runs ({@link EvictionMode.Evict}); null without a policy. */
     private final EvictionSchedule eviction;
     /** Positions the session may reach: the context, or with eviction the explicit one (else unlimited). */
     private final long positionLimit;
@@ -79,14 +79,14 @@ public final class Session implements AutoCloseable {
         this.tokenizer = engine.tokenizer();
         this.options = options;
         this.contextLength = options.contextLength() == 0 ? engine.config().contextLength() : options.contextLength();
-        if (options.kvPolicy() instanceof KvPolicy.Evict e) {
+        if (options.eviction() instanceof EvictionMode.Evict e) {
             // The cache is sized for the budget; positions run on to an explicit context, else without limit.
             this.positionLimit = options.contextLength() == 0 ? Integer.MAX_VALUE : options.contextLength();
-            this.state = EvictionSchedule.newState(model, e.settings(), contextLength);
+            this.state = EvictionSchedule.newState(model, e.settings(), contextLength, options.cacheTypes());
             this.eviction = new EvictionSchedule(model, state, e.settings(), positionLimit);
         } else {
             this.positionLimit = contextLength;
-            this.state = model.newState(contextLength);
+            this.state = model.newState(contextLength, options.cacheTypes());
             this.eviction = null;
         }
         startHistory();
@@ -428,10 +428,21 @@ public final class Session implements AutoCloseable {
         }
         if (eviction == null) {
             return new KvCacheStats(
-                    "none", entries, cache.maxLength(), cache.bytesInUse(), cache.bytesAllocated(), 0, 0, 0, 0, 0);
+                    "none",
+                    cache.types().describe(),
+                    entries,
+                    cache.maxLength(),
+                    cache.bytesInUse(),
+                    cache.bytesAllocated(),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0);
         }
         return new KvCacheStats(
                 eviction.settings().describe(),
+                cache.types().describe(),
                 entries,
                 eviction.peakHeadLength(),
                 cache.bytesInUse(),

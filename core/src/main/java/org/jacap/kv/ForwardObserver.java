@@ -26,6 +26,13 @@ public interface ForwardObserver {
      */
     default void onAttention(int layer, int queryHead, int position, float[] probs, int off, int len) {}
 
+    /**
+     * The {@code dropped} oldest entries of {@code kvHead} in sliding-window {@code layer} left the
+     * cache (no later query can see them); {@code remaining} entries are left, now at rows
+     * {@code 0..remaining-1}. Called before the chunk's own entries are appended.
+     */
+    default void onEntriesDropped(int layer, int kvHead, int dropped, int remaining) {}
+
     /** Called after {@code layer} has processed the tokens of a chunk. */
     default void onLayerEnd(int layer, int firstPosition, int tokens) {}
 }

@@ -4,8 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jacap.kv.FloatRows;
 import org.jacap.kv.ForwardObserver;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvStorage;
 import org.jacap.simd.Activations;
 import org.jacap.simd.Attention;
 import org.jacap.simd.Dequantize;
@@ -120,7 +122,7 @@ final class ForwardPass {
     /** Embeds and runs {@code n} tokens through every block; leaves the final hidden states in ws.x. */
     private void runChunk(InferenceState st, int[] tokens, int off, int n) {
         KvCache cache = st.kvCache();
-        ensureWorkspace(n, cache.maxLength() + n);
+        ensureWorkspace(n, cache.longestHead() + n);
         Workspace w = ws;
         int embd = config.embeddingLength();
         int p0 = st.position();
@@ -197,11 +199,24 @@ final class ForwardPass {
             HalfFloats.roundToF16(w.v, 0, n * vDim);
         }
         for (int g = 0; g < l.headCountKv(); g++) {
+            if (l.isSliding()) {
+                // rows no query of this chunk or later can see leave before the chunk arrives
+                int dropped = cache.dropBefore(il, g, p0 - l.slidingWindow() + 1);
+                if (dropped > 0 && observer != null) {
+                    observer.onEntriesDropped(il, g, dropped, cache.length(il, g));
+                }
+            }
             w.lengthBefore[g] = cache.length(il, g);
             cache.reserve(il, g, n);
             for (int t = 0; t < n; t++) {
                 cache.append(il, g, p0 + t, w.k, t * kDim + g * dk, w.v, t * vDim + g * dv);
             }
+            // f32 rows are read in place; the other types into a float scratch, once per layer and chunk
+            int len = cache.length(il, g);
+            boolean f32Keys = cache.types().keys() == KvStorage.F32;
+            boolean f32Values = cache.types().values() == KvStorage.F32;
+            w.keyRows[g] = cache.keyRows(il, g, f32Keys ? null : w.kvScratch(g, 0, len * cache.keyDim()));
+            w.valueRows[g] = cache.valueRows(il, g, f32Values ? null : w.kvScratch(g, 1, len * cache.valueDim()));
         }
 
         AttentionTask task = attentionTask;
@@ -281,6 +296,11 @@ final class ForwardPass {
         final float[][] scores;
         final float[][] halfScratch;
         final int[] lengthBefore;
+        /** The layer's keys and values read back as float, per KV head (see {@link KvCache#keyRows}). */
+        final FloatRows[] keyRows;
+
+        final FloatRows[] valueRows;
+        private final float[][][] kvScratch;
 
         Workspace(int rows, int cacheRows) {
             this.rows = rows;
@@ -303,6 +323,19 @@ final class ForwardPass {
             scores = new float[pool == null ? 1 : pool.threads()][cacheRows];
             halfScratch = new float[scores.length][config.maxKeyDim() + config.maxValueDim()];
             lengthBefore = new int[config.headCountKv()];
+            keyRows = new FloatRows[config.headCountKv()];
+            valueRows = new FloatRows[config.headCountKv()];
+            kvScratch = new float[2][config.headCountKv()][];
+        }
+
+        /** Float scratch of KV head g's keys (kind 0) or values (kind 1) when they are not stored as f32. */
+        float[] kvScratch(int g, int kind, int floats) {
+            float[] s = kvScratch[kind][g];
+            if (s == null || s.length < floats) {
+                s = new float[Math.max(floats, cacheRows * Math.max(config.keyLength(), config.valueLength()))];
+                kvScratch[kind][g] = s;
+            }
+            return s;
         }
 
         /** The cos/sin table of RoPE setup r at chunk row t. */
@@ -362,7 +395,7 @@ final class ForwardPass {
             int dv = l.valueLength();
             int pos = firstPosition + t;
             int end = w.lengthBefore[g] + t + 1;
-            int begin = l.isSliding() ? firstVisible(cache.positions(il, g), end, pos - l.slidingWindow() + 1) : 0;
+            int begin = l.isSliding() ? cache.firstRowFrom(il, g, end, pos - l.slidingWindow() + 1) : 0;
             int count = end - begin;
             int qOff = t * l.queryDim() + h * dk;
             int outOff = t * l.attentionOutputDim() + h * dv;
@@ -371,18 +404,22 @@ final class ForwardPass {
             if (observer != null && begin > 0) {
                 Arrays.fill(buf, 0, begin, 0f);
             }
+            FloatRows keys = w.keyRows[g];
+            FloatRows values = w.valueRows[g];
             boolean halfOnline = nativeAttention && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
             if (observer != null || !halfOnline) {
-                Attention.scores(w.q, qOff, cache.keys(il, g), begin * dk, count, dk, l.attentionScale(), buf, sOff);
+                Attention.scores(
+                        w.q, qOff, keys.data(), keys.offset() + begin * dk, count, dk, l.attentionScale(), buf, sOff);
                 Softmax.inPlace(buf, sOff, count);
             }
             if (halfOnline) {
                 HalfOnlineAttention.attend(
                         w.q,
                         qOff,
-                        cache.keys(il, g),
-                        cache.values(il, g),
-                        begin,
+                        keys.data(),
+                        keys.offset() + begin * dk,
+                        values.data(),
+                        values.offset() + begin * dv,
                         count,
                         dk,
                         dv,
@@ -391,24 +428,9 @@ final class ForwardPass {
                         w.att,
                         outOff);
             } else {
-                Attention.accumulate(buf, sOff, cache.values(il, g), begin * dv, count, dv, w.att, outOff);
+                Attention.accumulate(buf, sOff, values.data(), values.offset() + begin * dv, count, dv, w.att, outOff);
             }
             return end;
         }
-    }
-
-    /** First index in positions[0, end) whose position is at least minPosition (positions ascend). */
-    static int firstVisible(int[] positions, int end, int minPosition) {
-        int lo = 0;
-        int hi = end;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (positions[mid] < minPosition) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 }

@@ -2,6 +2,7 @@ package org.jacap.model;
 
 import org.jacap.kv.ForwardObserver;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvCacheTypes;
 
 /**
  * One sequence being evaluated: its KV cache, its next position and its context limit. Cheap to
@@ -19,7 +20,11 @@ public final class InferenceState {
     private ForwardObserver observer;
     private ChunkListener chunkListener;
 
-    InferenceState(ModelConfig config, int contextLength) {
+    /**
+     * A state whose cache stores keys and values as {@code types}; a sliding-window layer's heads
+     * hold at most window − 1 + {@code maxChunk} rows, the others up to {@code contextLength}.
+     */
+    InferenceState(ModelConfig config, int contextLength, KvCacheTypes types, int maxChunk) {
         this(
                 config,
                 contextLength,
@@ -29,8 +34,20 @@ public final class InferenceState {
                         config.keyLength(),
                         config.valueLength(),
                         Math.min(contextLength, INITIAL_CAPACITY),
-                        contextLength),
+                        contextLength,
+                        types,
+                        windowRows(config, maxChunk)),
                 0);
+    }
+
+    private static int[] windowRows(ModelConfig config, int maxChunk) {
+        int[] rows = new int[config.blockCount()];
+        for (LayerConfig l : config.layers()) {
+            if (l.isSliding()) {
+                rows[l.index()] = Math.toIntExact(l.slidingWindow() - 1L + maxChunk);
+            }
+        }
+        return rows;
     }
 
     private InferenceState(ModelConfig config, int contextLength, KvCache cache, int position) {
@@ -53,7 +70,7 @@ public final class InferenceState {
         position += tokens;
     }
 
-    /** The most entries a KV head may hold. */
+    /** The most entries a KV head of a global-attention layer may hold. */
     public int contextLength() {
         return contextLength;
     }

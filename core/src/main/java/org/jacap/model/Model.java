@@ -9,6 +9,7 @@ import org.jacap.JacapException;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufMetadata;
 import org.jacap.gguf.GgufTensorInfo;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.ThreadPool;
 import org.jacap.tokenizer.Tokenizer;
@@ -170,12 +171,27 @@ public final class Model implements AutoCloseable {
         return weights;
     }
 
-    /** A fresh state whose KV heads hold at most {@code contextLength} entries. */
+    /**
+     * A fresh state whose KV heads hold at most {@code contextLength} entries, stored in f32 (the
+     * exact form the llama.cpp reference fixtures use; sessions default to f16, see
+     * {@link #newState(int, KvCacheTypes)}).
+     */
     public InferenceState newState(int contextLength) {
+        return newState(contextLength, KvCacheTypes.F32);
+    }
+
+    /**
+     * A fresh state storing keys and values as {@code types}. Heads of global-attention layers
+     * hold at most {@code contextLength} entries; heads of sliding-window layers at most their
+     * window − 1 + one chunk ({@link #DEFAULT_CHUNK}), whatever the context.
+     *
+     * @throws JacapException when the context is below 1 or a type does not fit the head sizes
+     */
+    public InferenceState newState(int contextLength, KvCacheTypes types) {
         if (contextLength < 1) {
             throw new JacapException("context length must be at least 1, got " + contextLength);
         }
-        return new InferenceState(config, contextLength);
+        return new InferenceState(config, contextLength, types, pass.maxChunk());
     }
 
     /**

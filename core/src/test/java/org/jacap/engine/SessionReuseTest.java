@@ -126,9 +126,10 @@ class SessionReuseTest {
 
     @Test
     void underAKvBudgetAConversationOfTwoHundredTurnsReusesEveryTurnAndStaysBounded() {
-        KvPolicy budget = KvPolicy.evict(EvictionSettings.parse("streaming", null, null, 64, null, null));
+        EvictionMode budget = EvictionMode.evict(
+                EvictionSettings.budget(org.jacap.kv.eviction.EvictionPolicies.policy("streaming", "uniform"), 64));
         GenerationOptions options = GREEDY_8.withMaxTokens(4);
-        try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(budget))) {
+        try (Session s = engine.newSession(SessionOptions.defaults().withEviction(budget))) {
             List<ChatMessage> chat = new ArrayList<>();
             long maxEntries = 0;
             for (int turn = 0; turn < 200; turn++) {

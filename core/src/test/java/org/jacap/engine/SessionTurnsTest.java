@@ -164,8 +164,9 @@ class SessionTurnsTest {
 
     @Test
     void anEvictingSessionCannotBeSaved() {
-        KvPolicy evict = KvPolicy.evict(EvictionSettings.budget(EvictionPolicies.policy("streaming", "uniform"), 32));
-        try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(evict))) {
+        EvictionMode evict =
+                EvictionMode.evict(EvictionSettings.budget(EvictionPolicies.policy("streaming", "uniform"), 32));
+        try (Session s = engine.newSession(SessionOptions.defaults().withEviction(evict))) {
             s.chat("Hi", SEEDED, TokenListener.none());
             assertThatThrownBy(() -> s.save(dir.resolve("x")))
                     .isInstanceOf(JacapException.class)

@@ -63,7 +63,7 @@ class KvCacheTest {
         assertThat(c.capacity(0, 0)).isEqualTo(32);
         appendN(c, 0, 0, 17, 16);
         assertThat(c.capacity(0, 0)).isEqualTo(40);
-        assertThat(c.keys(0, 0)).hasSize(80);
+        assertThat(c.keys(0, 0)).hasSize(2 * 33); // a copy of the valid rows
         appendN(c, 0, 0, 33, 7);
         assertThat(c.length(0, 0)).isEqualTo(40);
         assertThatThrownBy(() -> appendN(c, 0, 0, 40, 1))
@@ -155,5 +155,32 @@ class KvCacheTest {
         KvCache c = new KvCache(2, 2, 1, 1, 1);
         assertThatThrownBy(() -> c.length(2, 0)).isInstanceOf(IndexOutOfBoundsException.class);
         assertThatThrownBy(() -> c.keys(0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @Test
+    void aWindowedLayerIsBoundedByItsOwnRowsAndDropsInPlace() {
+        // layer 0 attends globally (context 10), layer 1 over a window: at most 6 rows
+        KvCache c = new KvCache(2, 1, 2, 2, 4, 10, KvCacheTypes.F32, new int[] {0, 6});
+        assertThat(c.isWindowed(1)).isTrue();
+        assertThat(c.isWindowed(0)).isFalse();
+        for (int p = 0; p < 40; p++) {
+            c.dropBefore(1, 0, p - 4); // window 5: keep positions > p - 5
+            appendN(c, 1, 0, p, 1);
+            assertThat(c.positions(1, 0))
+                    .containsExactly(java.util.stream.IntStream.rangeClosed(Math.max(0, p - 4), p)
+                            .toArray());
+            assertThat(c.keys(1, 0)[0]).isEqualTo(Math.max(0, p - 4));
+        }
+        // the windowed layer's rows never set the context-bounded length
+        assertThat(c.maxLength()).isZero();
+        assertThat(c.longestHead()).isEqualTo(5);
+        assertThat(c.capacity(1, 0)).isLessThanOrEqualTo(6);
+        assertThatThrownBy(() -> {
+                    c.reserve(1, 0, 2);
+                })
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maximum capacity of 6");
+        assertThat(c.firstRowFrom(1, 0, 5, 37)).isEqualTo(2);
+        assertThat(c.position(1, 0, 2)).isEqualTo(37);
     }
 }

@@ -73,7 +73,9 @@ public final class JacapServer implements AutoCloseable {
         if (engine != null) {
             throw new IllegalStateException("the server already has a model");
         }
-        SessionOptions sessionOptions = new SessionOptions(options.contextLength(), options.kvPolicy(), null, null);
+        SessionOptions sessionOptions = SessionOptions.defaults()
+                .withContextLength(options.contextLength())
+                .withEviction(options.kvPolicy());
         List<Slot> slots = new ArrayList<>();
         for (int i = 0; i < options.parallel(); i++) {
             slots.add(new Slot(i, loaded.newSession(sessionOptions)));

@@ -5,7 +5,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Objects;
 import org.jacap.JacapException;
-import org.jacap.engine.KvPolicy;
+import org.jacap.engine.EvictionMode;
 
 /**
  * How {@code jacap serve} runs.
@@ -27,7 +27,7 @@ public record ServerOptions(
         int parallel,
         int queue,
         int contextLength,
-        KvPolicy kvPolicy,
+        EvictionMode kvPolicy,
         String apiKey,
         int maxBodyBytes,
         int maxTokens,
@@ -56,7 +56,7 @@ public record ServerOptions(
     /** 127.0.0.1:8080, one slot, 64 queued, the model's context, no eviction, no key, 8 MiB, 4096 tokens, 10 min. */
     public static ServerOptions defaults() {
         return new ServerOptions(
-                DEFAULT_HOST, DEFAULT_PORT, 1, 64, 0, KvPolicy.NONE, null, 8 << 20, 4096, Duration.ofMinutes(10));
+                DEFAULT_HOST, DEFAULT_PORT, 1, 64, 0, EvictionMode.NONE, null, 8 << 20, 4096, Duration.ofMinutes(10));
     }
 
     public ServerOptions withPort(int p) {
@@ -74,7 +74,7 @@ public record ServerOptions(
                 host, port, parallel, n, contextLength, kvPolicy, apiKey, maxBodyBytes, maxTokens, requestTimeout);
     }
 
-    public ServerOptions withKvPolicy(KvPolicy p) {
+    public ServerOptions withEviction(EvictionMode p) {
         return new ServerOptions(
                 host, port, parallel, queue, contextLength, p, apiKey, maxBodyBytes, maxTokens, requestTimeout);
     }

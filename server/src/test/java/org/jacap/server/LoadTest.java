@@ -12,9 +12,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jacap.engine.Engine;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.kv.eviction.EvictionSettings;
@@ -36,14 +36,15 @@ class LoadTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void sixteenConcurrentStreamsLoseAndDuplicateNothing() throws Exception {
-        KvPolicy budget = KvPolicy.evict(EvictionSettings.parse("streaming", null, null, BUDGET, null, null));
+        EvictionMode budget = EvictionMode.evict(
+                EvictionSettings.budget(org.jacap.kv.eviction.EvictionPolicies.policy("streaming", "uniform"), BUDGET));
         try (Engine engine = TestServer.load(TestServer.stories());
                 TestServer server = TestServer.start(
                         engine,
                         ServerOptions.defaults()
                                 .withParallel(SLOTS)
                                 .withQueue(CLIENTS)
-                                .withKvPolicy(budget))) {
+                                .withEviction(budget))) {
             List<Future<String>> answers = new ArrayList<>();
             try (ExecutorService clients = Executors.newFixedThreadPool(CLIENTS)) {
                 for (int c = 0; c < CLIENTS; c++) {
@@ -56,7 +57,7 @@ class LoadTest {
                     .withMaxTokens(MAX_TOKENS);
             for (int c = 0; c < CLIENTS; c++) {
                 GenerationResult want;
-                try (Session alone = engine.newSession(SessionOptions.defaults().withKvPolicy(budget))) {
+                try (Session alone = engine.newSession(SessionOptions.defaults().withEviction(budget))) {
                     want = alone.chat(
                             List.of(ChatMessage.user("Tell me story number " + c + ".")), greedy, (id, t) -> true);
                 }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.concurrent.TimeUnit;
 import org.jacap.engine.Engine;
-import org.jacap.engine.KvPolicy;
+import org.jacap.engine.EvictionMode;
 import org.jacap.kv.eviction.EvictionSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,10 +23,11 @@ class LongConversationTest {
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void twoThousandTurnsStayInTheBudget() {
-        KvPolicy budget = KvPolicy.evict(EvictionSettings.parse("streaming", null, null, BUDGET, null, null));
+        EvictionMode budget = EvictionMode.evict(
+                EvictionSettings.budget(org.jacap.kv.eviction.EvictionPolicies.policy("streaming", "uniform"), BUDGET));
         try (Engine engine = TestServer.load(TestServer.stories());
                 TestServer server =
-                        TestServer.start(engine, ServerOptions.defaults().withKvPolicy(budget))) {
+                        TestServer.start(engine, ServerOptions.defaults().withEviction(budget))) {
             var config = engine.config();
             long bound = (long) (BUDGET + EvictionSettings.defaultSlack(BUDGET))
                     * config.blockCount()

@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.Map;
 import org.jacap.JacapException;
 import org.jacap.engine.Engine;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.kv.eviction.EvictionSettings;
 import org.jacap.sampling.SamplerConfig;
@@ -275,14 +275,15 @@ class ServerApiTest {
 
     @Test
     void aFullQueueIs429AndADisconnectedStreamIsCancelled() throws Exception {
-        KvPolicy budget = KvPolicy.evict(EvictionSettings.parse("streaming", null, null, 64, null, null));
+        EvictionMode budget = EvictionMode.evict(
+                EvictionSettings.budget(org.jacap.kv.eviction.EvictionPolicies.policy("streaming", "uniform"), 64));
         try (TestServer one = TestServer.start(
                 engine,
                 ServerOptions.defaults()
                         .withParallel(1)
                         .withQueue(0)
                         .withMaxTokens(1_000_000)
-                        .withKvPolicy(budget))) {
+                        .withEviction(budget))) {
             // A stream that would run for a long time holds the only slot.
             String body = TestServer.JSON.writeValueAsString(
                     Map.of("prompt", "Once", "max_tokens", 1_000_000, "ignore_eos", true, "stream", true));
@@ -320,7 +321,7 @@ class ServerApiTest {
                         1,
                         1,
                         0,
-                        org.jacap.engine.KvPolicy.NONE,
+                        org.jacap.engine.EvictionMode.NONE,
                         null,
                         4096,
                         10,

@@ -19,15 +19,16 @@ public final class HalfOnlineAttention {
     public static final int LLAMA_TILE_QUERIES = 64;
 
     /**
-     * out[outOff, +dv) = softmax(scale·q·Kᵀ)·V over the {@code n} rows of keys/values starting at row
-     * {@code first}; {@code scratch} needs dk + dv floats.
+     * out[outOff, +dv) = softmax(scale·q·Kᵀ)·V over the {@code n} rows of keys (row j at
+     * {@code keyOff + j·dk}) and values (at {@code valOff + j·dv}); {@code scratch} needs dk + dv floats.
      */
     public static void attend(
             float[] q,
             int qOff,
             float[] keys,
+            int keyOff,
             float[] values,
-            int first,
+            int valOff,
             int n,
             int dk,
             int dv,
@@ -36,8 +37,8 @@ public final class HalfOnlineAttention {
             float[] out,
             int outOff) {
         Objects.checkFromIndexSize(qOff, dk, q.length);
-        Objects.checkFromIndexSize((long) first * dk, (long) n * dk, keys.length);
-        Objects.checkFromIndexSize((long) first * dv, (long) n * dv, values.length);
+        Objects.checkFromIndexSize(keyOff, (long) n * dk, keys.length);
+        Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
         Objects.checkFromIndexSize(outOff, dv, out.length);
         Objects.checkFromIndexSize(0, dk + dv, scratch.length);
         int qh = 0;
@@ -49,9 +50,8 @@ public final class HalfOnlineAttention {
         float m = Float.NEGATIVE_INFINITY;
         float s = 0f;
         for (int j = 0; j < n; j++) {
-            int row = first + j;
             // F16 x F16 products are exact in float, so only the summation order is ours.
-            float kq = VectorOps.dot(scratch, qh, keys, row * dk, dk) * scale;
+            float kq = VectorOps.dot(scratch, qh, keys, keyOff + j * dk, dk) * scale;
             float ms = 1f;
             float vs = 1f;
             if (kq > m) {
@@ -64,7 +64,7 @@ public final class HalfOnlineAttention {
             } else {
                 vs = (float) Math.exp(kq - m);
             }
-            int v = row * dv;
+            int v = valOff + j * dv;
             for (int c = 0; c < dv; c++) {
                 scratch[acc + c] = round(Math.fma(values[v + c], vs, scratch[acc + c]));
             }

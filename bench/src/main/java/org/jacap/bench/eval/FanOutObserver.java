@@ -34,6 +34,13 @@ final class FanOutObserver implements ForwardObserver {
     }
 
     @Override
+    public void onEntriesDropped(int layer, int kvHead, int dropped, int remaining) {
+        for (ForwardObserver o : observers) {
+            o.onEntriesDropped(layer, kvHead, dropped, remaining);
+        }
+    }
+
+    @Override
     public void onLayerEnd(int layer, int firstPosition, int tokens) {
         for (ForwardObserver o : observers) {
             o.onLayerEnd(layer, firstPosition, tokens);

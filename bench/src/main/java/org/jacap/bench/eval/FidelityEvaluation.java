@@ -11,6 +11,7 @@ import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
 import org.jacap.bench.report.Units;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
 import org.jacap.kv.eviction.CompressionResult;
 import org.jacap.kv.eviction.EvictionObserver;
@@ -36,6 +37,10 @@ import org.jacap.model.Model;
  * Track A compares p and q (KL, top-1, ΔNLL). Track B, the retrieval probe, writes a random span
  * S into C at each depth and, after compression, feeds S: does the model still complete S from
  * its first tokens? Intervals come from one paired bootstrap over documents.
+ *
+ * <p>With a KV storage type other than f32 the reference stays f32; a second prefill stores C as
+ * that type, the policies compress copies of it, and one more row (the type's name, ratio 0)
+ * shows what the storage costs alone.
  */
 public final class FidelityEvaluation {
     private static final StatisticsSpec ATTENTION = StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED);
@@ -106,8 +111,16 @@ public final class FidelityEvaluation {
     private final List<StatisticsSpec> groups = new ArrayList<>();
 
     private final int[] groupOf;
+    /** How the compressed runs store keys and values (the reference is always f32). */
+    private final KvCacheTypes storage;
 
     public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
+        this(model, settings, policies, KvCacheTypes.F32);
+    }
+
+    /** The same with the compressed runs' cache stored as {@code storage}. */
+    public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies, KvCacheTypes storage) {
+        this.storage = storage;
         this.model = model;
         this.settings = settings;
         this.policies = List.copyOf(policies);
@@ -140,7 +153,7 @@ public final class FidelityEvaluation {
 
     /** Progress units {@link #run} reports for {@code documents} documents. */
     public long workUnits(int documents) {
-        long cells = (long) policies.size() * settings.ratios().size();
+        long cells = (long) policies.size() * settings.ratios().size() + (storedApart() ? 1 : 0);
         return documents * (1 + cells) * (1 + settings.probeDepths().size());
     }
 
@@ -162,6 +175,7 @@ public final class FidelityEvaluation {
         }
         int[] probeVocabulary = settings.probeDepths().isEmpty() ? null : probeVocabulary(windows);
         CellAccumulator full = new CellAccumulator("full", 0);
+        CellAccumulator stored = storedApart() ? new CellAccumulator(storage.describe() + " cache", 0) : null;
         Map<String, CellAccumulator> cells = new LinkedHashMap<>();
         for (EvalPolicy p : policies) {
             for (double r : settings.ratios()) {
@@ -184,6 +198,9 @@ public final class FidelityEvaluation {
             }
             fullNll += fidelity.full().meanNll();
             full.add(fidelity.full().fidelity(), probeOf(probes, -1), settings.contextTokens(), 0);
+            if (stored != null) {
+                stored.add(fidelity.stored().fidelity(), probeOf(probes, -2), settings.contextTokens(), 0);
+            }
             int cell = 0;
             for (EvalPolicy p : policies) {
                 for (double r : settings.ratios()) {
@@ -198,6 +215,9 @@ public final class FidelityEvaluation {
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
         List<CellSummary> summaries = new ArrayList<>();
         summaries.add(full.summarize(bootstrap));
+        if (stored != null) {
+            summaries.add(stored.summarize(bootstrap));
+        }
         for (CellAccumulator c : cells.values()) {
             summaries.add(c.summarize(bootstrap));
         }
@@ -213,7 +233,12 @@ public final class FidelityEvaluation {
             double meanNll,
             long scoringNanos) {}
 
-    private record DocumentRun(Outcome full, List<Outcome> outcomes) {}
+    /** {@code stored}: the uncompressed cache in the storage type (null when that is f32). */
+    private record DocumentRun(Outcome full, Outcome stored, List<Outcome> outcomes) {}
+
+    private boolean storedApart() {
+        return !storage.equals(KvCacheTypes.F32);
+    }
 
     /**
      * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
@@ -221,16 +246,23 @@ public final class FidelityEvaluation {
      */
     private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
         int n = settings.contextTokens();
-        InferenceState base = model.newState(n + Math.max(settings.continuationTokens() + 1, settings.probeSpan()));
+        int capacity = n + Math.max(settings.continuationTokens() + 1, settings.probeSpan());
+        InferenceState base = model.newState(capacity);
+        // the policies' prefill: the reference itself, or a second one storing the cache as the type
+        InferenceState stored = storedApart() ? model.newState(capacity, storage) : base;
         List<EvictionObserver> observers = new ArrayList<>();
         for (StatisticsSpec spec : groups) {
-            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
+            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, stored, spec));
         }
         List<EvictionObserver> active =
                 observers.stream().filter(o -> o != null).toList();
-        base.setObserver(active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
-        model.forward(base, window, 0, n, false);
-        base.setObserver(null);
+        stored.setObserver(
+                active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
+        model.forward(stored, window, 0, n, false);
+        stored.setObserver(null);
+        if (stored != base) {
+            model.forward(base, window, 0, n, false);
+        }
 
         InferenceState reference = base.copy();
         EvictionObserver attention = KvCompressor.observe(model, reference, ATTENTION);
@@ -243,13 +275,18 @@ public final class FidelityEvaluation {
         FutureAttentionMass mass = FutureAttentionMass.fromStatistics(perLayer, n);
         Outcome full = compare(p, p, window, n, forced, 0);
         progress.update(++done[0], total, what);
+        Outcome storedOnly = null;
+        if (stored != base) {
+            storedOnly = compare(p, model.forward(stored.copy(), window, n, forced, true), window, n, forced, 0);
+            progress.update(++done[0], total, what);
+        }
 
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
             EvictionObserver observer = observers.get(groupOf[i]);
             for (double r : settings.ratios()) {
-                InferenceState s = base.copy();
+                InferenceState s = stored.copy();
                 CompressionResult result = KvCompressor.compress(
                         model,
                         s,
@@ -262,7 +299,7 @@ public final class FidelityEvaluation {
                 progress.update(++done[0], total, what);
             }
         }
-        return new DocumentRun(full, outcomes);
+        return new DocumentRun(full, storedOnly, outcomes);
     }
 
     private Outcome compare(float[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
@@ -282,9 +319,12 @@ public final class FidelityEvaluation {
         return new Outcome(DocumentFidelity.of(scores), hits, logProbs, nll / forced, scoringNanos);
     }
 
-    /** Every policy is promised the same budget: hold each one to it. */
+    /** Every policy is promised the same budget where attention is global: hold each one to it. */
     private static void checkBudget(KvCache cache, int kept, String policy) {
         for (int l = 0; l < cache.layers(); l++) {
+            if (cache.isWindowed(l)) {
+                continue; // a sliding-window layer holds its window, whatever the policy
+            }
             for (int h = 0; h < cache.kvHeads(); h++) {
                 if (cache.length(l, h) > kept) {
                     throw new IllegalStateException(policy + " kept " + cache.length(l, h) + " entries in layer " + l
@@ -294,7 +334,7 @@ public final class FidelityEvaluation {
         }
     }
 
-    /** The probe score of one cell (−1: the full cache), averaged over depths; null without a probe. */
+    /** The probe score of one cell (−1: the full cache, −2: the stored uncompressed one), averaged over depths; null without a probe. */
     private ProbeScore probeOf(List<DocumentRun> probes, int cell) {
         if (probes.isEmpty()) {
             return null;
@@ -302,7 +342,9 @@ public final class FidelityEvaluation {
         List<ProbeScore> perDepth = new ArrayList<>();
         int from = settings.probePrompt() - 1; // input S[prompt−1] predicts S[prompt], the first scored token
         for (DocumentRun run : probes) {
-            Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+            Outcome o = cell == -1
+                    ? run.full()
+                    : cell == -2 ? run.stored() : run.outcomes().get(cell);
             boolean[] hits = o.top1Hits();
             double[] lp = o.targetLogProbs();
             perDepth.add(ProbeScore.of(

@@ -14,10 +14,10 @@ import java.util.concurrent.Future;
 import org.jacap.bench.throughput.ProcessMemory;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EngineOptions;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.FinishReason;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.kv.eviction.EvictionSettings;
@@ -92,8 +92,9 @@ public final class Soak {
 
     public static Report run(Settings s, PrintStream out) throws IOException, InterruptedException {
         try (Engine engine = Engine.load(s.model(), EngineOptions.defaults().withThreads(s.threads()))) {
-            KvPolicy policy = KvPolicy.evict(EvictionSettings.parse(s.policy(), null, null, s.budget(), null, null));
-            SessionOptions options = SessionOptions.defaults().withKvPolicy(policy);
+            EvictionMode policy = EvictionMode.evict(EvictionSettings.budget(
+                    org.jacap.kv.eviction.EvictionPolicies.policy(s.policy(), "uniform"), s.budget()));
+            SessionOptions options = SessionOptions.defaults().withEviction(policy);
             out.printf(
                     Locale.ROOT,
                     "soak: %s, %d threads, KV %s budget %d; part 1: %d tokens in one session%n",

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.jacap.bench.progress.Progress;
 import org.jacap.gguf.GgufFile;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
 import org.jacap.kv.eviction.CompressionResult;
 import org.jacap.kv.eviction.EvictionObserver;
@@ -45,6 +46,7 @@ public final class ThroughputBenchmark {
      * @param seed       seeds the random token ids
      * @param kvPolicies eviction scorer specs to time after each prompt test (may be empty)
      * @param kvRatio    compression ratio of those measurements
+     * @param cacheTypes how the KV cache stores keys and values
      */
     public record Settings(
             List<BenchTest> tests,
@@ -54,8 +56,10 @@ public final class ThroughputBenchmark {
             Precision precision,
             long seed,
             List<String> kvPolicies,
-            double kvRatio) {
+            double kvRatio,
+            KvCacheTypes cacheTypes) {
         public Settings {
+            java.util.Objects.requireNonNull(cacheTypes, "cacheTypes");
             tests = List.copyOf(tests);
             threads = List.copyOf(threads);
             kvPolicies = List.copyOf(kvPolicies);
@@ -87,7 +91,7 @@ public final class ThroughputBenchmark {
                 int warmups,
                 Precision precision,
                 long seed) {
-            this(tests, threads, repetitions, warmups, precision, seed, List.of(), 0.5);
+            this(tests, threads, repetitions, warmups, precision, seed, List.of(), 0.5, KvCacheTypes.DEFAULT);
         }
     }
 
@@ -179,7 +183,7 @@ public final class ThroughputBenchmark {
         long previous = 0;
         for (int w = 0; auto || w < settings.warmups(); w++) {
             progress.update(done[0], total, label + " warm-up" + (w > 0 ? " " + (w + 1) : ""));
-            long nanos = repetition(model, test, policy, budget, random)[0];
+            long nanos = repetition(model, test, policy, budget, settings.cacheTypes(), random)[0];
             if (!auto) {
                 done[0]++;
             } else if (warmedUp(nanos, previous, System.nanoTime() - warmupStart)) {
@@ -190,7 +194,7 @@ public final class ThroughputBenchmark {
         }
         for (int rep = 0; rep < settings.repetitions(); rep++) {
             progress.update(done[0], total, label + " rep " + (rep + 1) + "/" + settings.repetitions());
-            long[] timing = repetition(model, test, policy, budget, random);
+            long[] timing = repetition(model, test, policy, budget, settings.cacheTypes(), random);
             samples[rep] = timing[0];
             scoring[rep] = timing[1];
             kvBytes = timing[2];
@@ -217,8 +221,13 @@ public final class ThroughputBenchmark {
 
     /** One repetition in a fresh state: {test nanos, compression nanos, KV-cache bytes}. */
     private static long[] repetition(
-            Model model, BenchTest test, EvictionPolicy policy, Budget budget, SplittableRandom random) {
-        InferenceState state = model.newState(test.contextLength());
+            Model model,
+            BenchTest test,
+            EvictionPolicy policy,
+            Budget budget,
+            KvCacheTypes types,
+            SplittableRandom random) {
+        InferenceState state = model.newState(test.contextLength(), types);
         EvictionObserver observer =
                 policy == null || policy.statistics().needs().isEmpty()
                         ? null

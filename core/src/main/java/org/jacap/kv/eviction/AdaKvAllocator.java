@@ -2,6 +2,7 @@ package org.jacap.kv.eviction;
 
 import java.util.Arrays;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.TopK;
 
 /**
  * AdaKV (kvpress AdaKVPress): the layer's total budget {@code Σ_g n_kept} is spent jointly across

@@ -2,6 +2,7 @@ package org.jacap.kv.eviction;
 
 import java.util.Arrays;
 import org.jacap.JacapException;
+import org.jacap.simd.RopeLayout;
 
 /**
  * R̄ = mean of the RoPE rotations R(p) over the future positions p = first .. first+count-1.

@@ -1,6 +1,8 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.DoubleLanes;
+import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * CapKV (jiamingyy/kvpress CapPress): ridge leverage of the values weighted by query relevance.
@@ -86,7 +88,8 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - maxLogit);
                 }
-                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                LeverageScores.ridgeLeverage(
+                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record("cos", h, cos.clone());

@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
  * Switches of the capacity scorers that neither paper fixes (eviction-spec §2.3), kept for
@@ -9,9 +10,11 @@ import org.jacap.JacapException;
  * @param ridge        λ in {@code A = λI + Σ (w+ε) v vᵀ}; sets the relevance/diversity trade-off
  * @param group        how query-head scores become a KV-head score
  * @param includeSinks put the sinks in the weight pool (softmax/max shift) and in A; they stay protected
+ * @param solver       how the leverage is computed: the Cholesky fast path or the design card's QR
  */
-public record CapacityAblation(double ridge, GroupReduction group, boolean includeSinks) {
-    public static final CapacityAblation DEFAULT = new CapacityAblation(1.0, GroupReduction.MEAN, false);
+public record CapacityAblation(double ridge, GroupReduction group, boolean includeSinks, LeverageSolver solver) {
+    public static final CapacityAblation DEFAULT =
+            new CapacityAblation(1.0, GroupReduction.MEAN, false, LeverageSolver.CHOLESKY);
 
     public CapacityAblation {
         if (!(ridge > 0) || Double.isInfinite(ridge)) {
@@ -19,6 +22,9 @@ public record CapacityAblation(double ridge, GroupReduction group, boolean inclu
         }
         if (group == null) {
             throw new JacapException("group reduction missing");
+        }
+        if (solver == null) {
+            throw new JacapException("leverage solver missing");
         }
     }
 
@@ -33,6 +39,9 @@ public record CapacityAblation(double ridge, GroupReduction group, boolean inclu
         }
         if (includeSinks != DEFAULT.includeSinks) {
             s.append(",include_sinks=").append(includeSinks);
+        }
+        if (solver != DEFAULT.solver) {
+            s.append(",solver=").append(solver.name().toLowerCase(java.util.Locale.ROOT));
         }
         return s.toString();
     }

@@ -141,6 +141,15 @@ public final class EvictionObserver implements ForwardObserver {
         stats[layer].observeAttention(queryHead, probs, off, len);
     }
 
+    @Override
+    public void onEntriesDropped(int layer, int kvHead, int dropped, int remaining) {
+        int[] kept = new int[remaining];
+        for (int j = 0; j < remaining; j++) {
+            kept[j] = dropped + j;
+        }
+        stats[layer].retainEntries(kvHead, kept);
+    }
+
     // ---- observation sets ----
 
     /** A new prompt starts a new observation set: the moments of every layer restart from zero. */

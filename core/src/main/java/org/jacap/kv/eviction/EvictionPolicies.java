@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
  * The policy registry: parses {@code name[:key=value,...]} specs, e.g. {@code capkv},
@@ -16,21 +18,53 @@ import org.jacap.JacapException;
  * Unknown names and keys fail with a message listing the valid ones.
  */
 public final class EvictionPolicies {
-    /** Scorer names, as the CLI's {@code --kv-policy} takes them. */
-    public static final List<String> SCORERS = List.of(
-            "none",
-            "random",
-            "streaming",
-            "knorm",
-            "keydiff",
-            "snapkv",
-            "tova",
-            "h2o",
-            "expected",
-            "capkv",
-            "jacap",
-            "jacap-literal",
-            "greedy");
+    /** One scorer of the registry: its name, the other names it answers to, and how a spec builds it. */
+    private record Entry(String name, List<String> aliases, Function<Spec, KvScorer> factory) {
+        Entry(String name, Function<Spec, KvScorer> factory, String... aliases) {
+            this(name, List.of(aliases), factory);
+        }
+
+        boolean answers(String n) {
+            return name.equals(n) || aliases.contains(n);
+        }
+    }
+
+    /**
+     * The scorer registry, in the order lists show them. {@link #SCORERS}, the parser and the
+     * tests that cover every policy all derive from it.
+     */
+    private static final List<Entry> REGISTRY = List.of(
+            new Entry("none", s -> new KeepAllScorer()),
+            new Entry("random", s -> new RandomScorer(s.integer(RandomScorer.DEFAULT_SEED, "seed"))),
+            new Entry(
+                    "streaming",
+                    s -> new StreamingScorer((int) s.integer(StreamingScorer.DEFAULT_SINKS, "n_sink", "sinks")),
+                    "streaming_llm"),
+            new Entry("knorm", s -> new KeyNormScorer()),
+            new Entry("keydiff", s -> new KeyDiffScorer(s.real(1e-12, "normalize_eps"), s.real(1e-8, "cosine_eps"))),
+            new Entry(
+                    "snapkv",
+                    s -> new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"), (int)
+                            s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"))),
+            new Entry("tova", s -> new TovaScorer()),
+            new Entry("h2o", s -> new ObservedAttentionScorer(), "observed_attention", "observed"),
+            new Entry("expected", EvictionPolicies::expected, "expected_attention"),
+            new Entry("capkv", EvictionPolicies::capkv),
+            new Entry("jacap", s -> jacap(s, JacapScorer.defaults())),
+            new Entry("jacap-literal", s -> jacap(s, JacapScorer.literal()), "jacap_literal"),
+            new Entry(
+                    "greedy",
+                    s -> new GreedyLogDetScorer(
+                            s.choice("jacap", List.of("capkv", "jacap"), "weights")
+                                            .equals("capkv")
+                                    ? CapKvScorer.defaults()
+                                    : JacapScorer.defaults(),
+                            (int) s.integer(Integer.MAX_VALUE, "max_picks"))));
+
+    /** Scorer names, as the CLI's {@code --kv-policy} takes them (from the registry). */
+    public static final List<String> SCORERS =
+            REGISTRY.stream().map(Entry::name).toList();
+
     /** Allocator names, as the CLI's {@code --kv-allocator} takes them. */
     public static final List<String> ALLOCATORS = List.of("uniform", "pyramid", "ada");
 
@@ -65,58 +99,12 @@ public final class EvictionPolicies {
         Spec s = Spec.parse(spec);
         long protectSinks = s.integer(-1, "protect_sinks");
         long protectRecent = s.integer(-1, "protect_recent");
-        KvScorer scorer = switch (s.name) {
-            case "none" -> new KeepAllScorer();
-            case "random" -> new RandomScorer(s.integer(RandomScorer.DEFAULT_SEED, "seed"));
-            case "streaming", "streaming_llm" ->
-                new StreamingScorer((int) s.integer(StreamingScorer.DEFAULT_SINKS, "n_sink", "sinks"));
-            case "knorm" -> new KeyNormScorer();
-            case "keydiff" -> new KeyDiffScorer(s.real(1e-12, "normalize_eps"), s.real(1e-8, "cosine_eps"));
-            case "snapkv" ->
-                new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"), (int)
-                        s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"));
-            case "tova" -> new TovaScorer();
-            case "h2o", "observed_attention", "observed" -> new ObservedAttentionScorer();
-            case "expected", "expected_attention" -> {
-                ExpectedAttentionScorer d = ExpectedAttentionScorer.defaults();
-                yield new ExpectedAttentionScorer(
-                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
-                        s.real(d.epsilon(), "epsilon", "eps"),
-                        s.bool(d.useVnorm(), "use_vnorm", "vnorm"),
-                        s.bool(d.useCovariance(), "use_covariance", "covariance"));
-            }
-            case "capkv" -> {
-                CapKvScorer d = CapKvScorer.defaults();
-                yield new CapKvScorer(
-                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
-                        s.real(d.tau(), "tau"),
-                        s.real(d.epsilon(), "epsilon", "eps"),
-                        s.real(d.sinkBonus(), "sink_bonus"),
-                        ablation(s));
-            }
-            case "jacap", "jacap-literal", "jacap_literal" -> {
-                JacapScorer d = s.name.equals("jacap") ? JacapScorer.defaults() : JacapScorer.literal();
-                yield new JacapScorer(
-                        (int) s.integer(d.nSink(), "n_sink", "sinks"),
-                        s.real(d.tau(), "tau"),
-                        s.real(d.epsilon(), "epsilon", "eps"),
-                        s.bool(d.normalize(), "normalize"),
-                        s.bool(d.divideByD(), "divide_by_d"),
-                        s.choice("diagonal", List.of("diagonal", "full"), "covariance")
-                                .equals("full"),
-                        s.real(d.sinkBonus(), "sink_bonus"),
-                        ablation(s));
-            }
-            case "greedy" ->
-                new GreedyLogDetScorer(
-                        s.choice("jacap", List.of("capkv", "jacap"), "weights").equals("capkv")
-                                ? CapKvScorer.defaults()
-                                : JacapScorer.defaults(),
-                        (int) s.integer(Integer.MAX_VALUE, "max_picks"));
-            default ->
-                throw new JacapException(
-                        "unknown KV eviction policy '" + s.name + "'; valid: " + String.join(", ", SCORERS));
-        };
+        Entry entry = REGISTRY.stream()
+                .filter(e -> e.answers(s.name))
+                .findFirst()
+                .orElseThrow(() -> new JacapException(
+                        "unknown KV eviction policy '" + s.name + "'; valid: " + String.join(", ", SCORERS)));
+        KvScorer scorer = entry.factory().apply(s);
         s.requireAllUsed();
         if (protectSinks >= 0 || protectRecent >= 0) {
             scorer = new ProtectedScorer(scorer, (int) Math.max(0, protectSinks), (int) Math.max(0, protectRecent));
@@ -141,13 +129,46 @@ public final class EvictionPolicies {
         return allocator;
     }
 
+    private static KvScorer expected(Spec s) {
+        ExpectedAttentionScorer d = ExpectedAttentionScorer.defaults();
+        return new ExpectedAttentionScorer(
+                (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                s.real(d.epsilon(), "epsilon", "eps"),
+                s.bool(d.useVnorm(), "use_vnorm", "vnorm"),
+                s.bool(d.useCovariance(), "use_covariance", "covariance"));
+    }
+
+    private static KvScorer capkv(Spec s) {
+        CapKvScorer d = CapKvScorer.defaults();
+        return new CapKvScorer(
+                (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                s.real(d.tau(), "tau"),
+                s.real(d.epsilon(), "epsilon", "eps"),
+                s.real(d.sinkBonus(), "sink_bonus"),
+                ablation(s));
+    }
+
+    private static KvScorer jacap(Spec s, JacapScorer d) {
+        return new JacapScorer(
+                (int) s.integer(d.nSink(), "n_sink", "sinks"),
+                s.real(d.tau(), "tau"),
+                s.real(d.epsilon(), "epsilon", "eps"),
+                s.bool(d.normalize(), "normalize"),
+                s.bool(d.divideByD(), "divide_by_d"),
+                s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
+                s.real(d.sinkBonus(), "sink_bonus"),
+                ablation(s));
+    }
+
     private static CapacityAblation ablation(Spec s) {
         CapacityAblation d = CapacityAblation.DEFAULT;
         return new CapacityAblation(
                 s.real(d.ridge(), "ridge"),
                 GroupReduction.valueOf(
                         s.choice("mean", List.of("mean", "max"), "group").toUpperCase(Locale.ROOT)),
-                s.bool(d.includeSinks(), "include_sinks"));
+                s.bool(d.includeSinks(), "include_sinks"),
+                LeverageSolver.valueOf(s.choice("cholesky", List.of("cholesky", "qr"), "solver")
+                        .toUpperCase(Locale.ROOT)));
     }
 
     /** A parsed {@code name:key=value,...}; remembers which keys the caller asked for. */

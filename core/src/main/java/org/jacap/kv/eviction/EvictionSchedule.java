@@ -2,6 +2,7 @@ package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 
@@ -84,8 +85,14 @@ public final class EvictionSchedule {
      * without one, for {@code contextLength} entries.
      */
     public static InferenceState newState(Model model, EvictionSettings settings, int contextLength) {
+        return newState(model, settings, contextLength, KvCacheTypes.F32);
+    }
+
+    /** The same with keys and values stored as {@code types}. */
+    public static InferenceState newState(
+            Model model, EvictionSettings settings, int contextLength, KvCacheTypes types) {
         return model.newState(
-                settings.bounded() ? settings.headCapacity(model.config().headCountKv()) : contextLength);
+                settings.bounded() ? settings.headCapacity(model.config().headCountKv()) : contextLength, types);
     }
 
     // ---- evaluation ----

@@ -1,6 +1,5 @@
 package org.jacap.kv.eviction;
 
-import java.util.Locale;
 import org.jacap.JacapException;
 
 /**
@@ -28,16 +27,16 @@ public record EvictionSettings(
             throw new JacapException("an eviction policy is required");
         }
         if (!(ratio >= 0 && ratio < 1)) {
-            throw new JacapException("--kv-ratio must be in [0, 1), got " + ratio);
+            throw new JacapException("the compression ratio must be in [0, 1), got " + ratio);
         }
         if (budget < 0) {
-            throw new JacapException("--kv-budget must be >= 1, got " + budget);
+            throw new JacapException("the eviction budget must be >= 1, got " + budget);
         }
         if (budget > 0 && slack < 1) {
-            throw new JacapException("--kv-slack must be >= 1, got " + slack);
+            throw new JacapException("the eviction slack must be >= 1, got " + slack);
         }
         if (budget > 0 && (long) budget + slack > Integer.MAX_VALUE / 4) {
-            throw new JacapException("--kv-budget " + budget + " + slack " + slack + " is too large");
+            throw new JacapException("eviction budget " + budget + " + slack " + slack + " is too large");
         }
         if (momentWindow < 1) {
             throw new JacapException("moment window must be >= 1, got " + momentWindow);
@@ -56,7 +55,7 @@ public record EvictionSettings(
     /** Hold every head to {@code budget} entries (+ the default slack) at all times. */
     public static EvictionSettings budget(EvictionPolicy policy, int budget) {
         if (budget < 1) {
-            throw new JacapException("--kv-budget must be >= 1, got " + budget);
+            throw new JacapException("the eviction budget must be >= 1, got " + budget);
         }
         return new EvictionSettings(
                 policy,
@@ -73,91 +72,14 @@ public record EvictionSettings(
     }
 
     /**
-     * From command-line style options; null means "not given". Every inconsistent combination
-     * fails with one line naming the flag.
+     * Settings from their four free values (moment window and R̄ horizon at their defaults).
      *
-     * @param policySpec    {@code --kv-policy NAME[:k=v,...]}; null or {@code none} for no eviction (returns null)
-     * @param allocatorSpec {@code --kv-allocator}, default uniform
-     * @param protect       {@code --kv-protect SINKS,RECENT}: the same protection for any policy
+     * @param budget 0 for none (then {@code slack} must be 0 too)
+     * @throws JacapException for a value out of range
      */
-    public static EvictionSettings parse(
-            String policySpec, String allocatorSpec, Double ratio, Integer budget, Integer slack, String protect) {
-        boolean none = policySpec == null
-                || policySpec.strip().toLowerCase(Locale.ROOT).equals("none");
-        if (none) {
-            String given = ratio != null
-                    ? "--kv-ratio"
-                    : budget != null
-                            ? "--kv-budget"
-                            : slack != null
-                                    ? "--kv-slack"
-                                    : protect != null
-                                            ? "--kv-protect"
-                                            : allocatorSpec != null ? "--kv-allocator" : null;
-            if (given != null) {
-                throw new JacapException(given + " needs an evicting --kv-policy (one of "
-                        + String.join(", ", EvictionPolicies.SCORERS.subList(1, EvictionPolicies.SCORERS.size()))
-                        + ")");
-            }
-            return null;
-        }
-        if (ratio == null && budget == null) {
-            throw new JacapException("--kv-policy " + policySpec.strip() + " needs --kv-ratio R (compress the prompt)"
-                    + " or --kv-budget N (entries kept per layer and KV head)");
-        }
-        if (ratio != null && !(ratio >= 0 && ratio < 1)) {
-            throw new JacapException("--kv-ratio must be in [0, 1), got " + ratio);
-        }
-        if (budget != null && budget < 1) {
-            throw new JacapException("--kv-budget must be >= 1, got " + budget);
-        }
-        if (slack != null && budget == null) {
-            throw new JacapException("--kv-slack needs --kv-budget (a ratio alone does not evict while decoding)");
-        }
-        if (slack != null && slack < 1) {
-            throw new JacapException("--kv-slack must be >= 1, got " + slack);
-        }
-        String spec = policySpec.strip();
-        if (protect != null) {
-            spec = withProtection(spec, protect);
-        }
-        EvictionPolicy policy = EvictionPolicies.policy(spec, allocatorSpec == null ? "uniform" : allocatorSpec);
-        int b = budget == null ? 0 : budget;
-        int s = b == 0 ? 0 : slack != null ? slack : defaultSlack(b);
+    public static EvictionSettings of(EvictionPolicy policy, double ratio, int budget, int slack) {
         return new EvictionSettings(
-                policy,
-                ratio == null ? 0 : ratio,
-                b,
-                s,
-                DEFAULT_MOMENT_WINDOW,
-                AveragedRotation.DEFAULT_FUTURE_POSITIONS);
-    }
-
-    /** {@code SINKS,RECENT} → {@code protect_sinks=SINKS,protect_recent=RECENT} appended to the spec. */
-    private static String withProtection(String spec, String protect) {
-        String[] parts = protect.split(",", -1);
-        if (parts.length != 2) {
-            throw new JacapException("--kv-protect must be SINKS,RECENT (two counts), got '" + protect + "'");
-        }
-        int[] n = new int[2];
-        for (int i = 0; i < 2; i++) {
-            try {
-                n[i] = Integer.parseInt(parts[i].strip());
-            } catch (NumberFormatException e) {
-                throw new JacapException("--kv-protect must be SINKS,RECENT (two counts), got '" + protect + "'");
-            }
-            if (n[i] < 0) {
-                throw new JacapException("--kv-protect counts must be >= 0, got '" + protect + "'");
-            }
-        }
-        if (spec.toLowerCase(Locale.ROOT).contains("protect_")) {
-            throw new JacapException("--kv-protect and the policy's own protect_sinks/protect_recent parameters"
-                    + " both set the protection; give one of them");
-        }
-        String params = "protect_sinks=" + n[0] + ",protect_recent=" + n[1];
-        int colon = spec.indexOf(':');
-        boolean hasParams = colon >= 0 && !spec.substring(colon + 1).isBlank();
-        return colon < 0 ? spec + ":" + params : spec + (hasParams ? "," : "") + params;
+                policy, ratio, budget, slack, DEFAULT_MOMENT_WINDOW, AveragedRotation.DEFAULT_FUTURE_POSITIONS);
     }
 
     public boolean bounded() {

@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.DoubleLanes;
 
 /**
  * Ablation, in neither paper (eviction-spec §3): greedy log-det selection with the weights of

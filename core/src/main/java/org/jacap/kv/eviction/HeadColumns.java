@@ -1,5 +1,7 @@
 package org.jacap.kv.eviction;
 
+import org.jacap.kv.eviction.math.DoubleLanes;
+
 /**
  * One KV head's keys and values transposed to columns ({@code [d][n]}, coordinate a of entry i at
  * {@code a*n + i}), so per-entry quantities are computed by element-wise loops across entries:

@@ -2,6 +2,8 @@ package org.jacap.kv.eviction;
 
 import java.util.EnumSet;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.DoubleLanes;
+import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * Jacap (arXiv 2609.08131, reconstructed as in eviction-spec §2.3): CapKV's leverage with the
@@ -134,7 +136,8 @@ public record JacapScorer(
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - shift);
                 }
-                LeverageScores.ridgeLeverage(cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                LeverageScores.ridgeLeverage(
+                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());

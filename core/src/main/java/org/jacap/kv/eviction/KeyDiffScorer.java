@@ -1,5 +1,7 @@
 package org.jacap.kv.eviction;
 
+import org.jacap.kv.eviction.math.DoubleLanes;
+
 /**
  * KeyDiff: {@code −cos(k_i, a)} with anchor {@code a = mean_j k_j/max(‖k_j‖, normalizeEps)} over
  * all entries of the head; keys unlike the average key are kept (diversity).

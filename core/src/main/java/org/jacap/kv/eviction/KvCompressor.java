@@ -13,9 +13,10 @@ import org.jacap.model.Model;
  * the layer's statistics ({@link QueryStatistics#retainEntries}) per KV head. Kept entries keep
  * their original positions and keys; nothing is re-rotated.
  *
- * <p>Sliding-window layers (Gemma 3 local layers): an entry no future query can see (position
- * &lt; next − window + 1) is dropped before scoring, so the policy spends the budget on live
- * entries only; when the live entries fit the budget the layer is not scored at all.
+ * <p>Sliding-window layers (Gemma 3 local layers) are never scored: budgets and ratios apply
+ * where attention is global. The cache already bounds them (the forward pass drops what falls
+ * out of the window before each chunk); here an entry no future query can see (position
+ * &lt; next − window + 1) is dropped as well, so that a compression leaves exactly the live window.
  *
  * <p>Time spent here (snapshot copy, scoring, compaction) is summed in {@link #scoringNanos()},
  * apart from the forward pass. Not thread-safe: one compressor per inference state.
@@ -160,8 +161,8 @@ public final class KvCompressor {
     }
 
     /**
-     * Compresses one layer to {@code budget}: drops dead sliding-window entries, then scores and
-     * keeps the policy's choice. Returns the number of entries removed over the layer's heads.
+     * Compresses one layer to {@code budget}: a sliding-window layer only loses its dead entries; a
+     * global one is scored and keeps the policy's choice. Returns the number of entries removed over the layer's heads.
      */
     public int compressLayer(KvCache cache, int layer, QueryStatistics stats, long nextPosition, Budget budget) {
         long t0 = System.nanoTime();
@@ -174,7 +175,7 @@ public final class KvCompressor {
         int hkv = shape.kvHeads();
         int removed = dropDeadEntries(cache, layer, geometry, stats, nextPosition);
         boolean evicts = false;
-        for (int g = 0; g < hkv && !evicts; g++) {
+        for (int g = 0; g < hkv && !evicts && !geometry.isSliding(); g++) {
             int n = cache.length(layer, g);
             evicts = policy.evicts() && budget.keptCount(n) < n;
         }
@@ -205,27 +206,21 @@ public final class KvCompressor {
         long firstLive = geometry.firstLivePosition(nextPosition);
         int removed = 0;
         for (int g = 0; g < geometry.shape().kvHeads(); g++) {
-            int n = cache.length(layer, g);
-            int[] positions = cache.positions(layer, g);
-            int first = 0;
-            while (first < n && positions[first] < firstLive) {
-                first++;
-            }
+            int first = cache.dropBefore(layer, g, (int) Math.min(Integer.MAX_VALUE, firstLive));
             if (first == 0) {
                 continue;
             }
-            int[] keep = new int[n - first];
+            int[] keep = new int[cache.length(layer, g)];
             for (int j = 0; j < keep.length; j++) {
                 keep[j] = first + j;
             }
-            cache.retain(layer, g, keep);
             stats.retainEntries(g, keep);
             removed += first;
         }
         return removed;
     }
 
-    /** The layer's entries in double; buffers are reused across layers and events. */
+    /** The layer's entries in double, as stored (f16/q8_0 read back); buffers are reused across layers and events. */
     private KvHeadRows[] snapshot(KvCache cache, int layer, AttentionShape shape) {
         int hkv = shape.kvHeads();
         int d = shape.headDim();
@@ -249,7 +244,6 @@ public final class KvCompressor {
                 k[i] = ks[i];
                 v[i] = vs[i];
             }
-            // the live positions array is only read while scoring, before retain() moves it
             heads[g] = new KvHeadRows(n, d, k, v, cache.positions(layer, g));
         }
         return heads;

@@ -7,6 +7,7 @@ import org.jacap.model.LayerConfig;
 import org.jacap.model.Model;
 import org.jacap.model.ModelConfig;
 import org.jacap.simd.Rope;
+import org.jacap.simd.RopeLayout;
 
 /**
  * What eviction needs to know about one attention layer of a model: head counts, the RoPE the
@@ -44,10 +45,7 @@ public record LayerGeometry(AttentionShape shape, RopeLayout ropeLayout, double[
         for (LayerConfig l : config.layers()) {
             Rope rope = new Rope(
                     l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale(), ropeFactors, l.ropeLayout());
-            RopeLayout layout = switch (l.ropeLayout()) {
-                case NORMAL -> RopeLayout.NORMAL;
-                case NEOX -> RopeLayout.NEOX;
-            };
+            RopeLayout layout = l.ropeLayout();
             out.add(new LayerGeometry(
                     new AttentionShape(l.headCount(), l.headCountKv(), l.keyLength()),
                     layout,

@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.TopK;
 
 /**
  * PyramidKV (kvpress PyramidKVPress.get_layer_budget): per-layer budgets falling linearly from

@@ -312,14 +312,18 @@ public final class QueryStatistics {
         for (int h = g0; h < g0 + shape.groupSize(); h++) {
             double[] r = received[h];
             int[] s = seenBy[h];
-            for (int j = 0; j < keptAscending.length; j++) {
-                int i = keptAscending[j];
-                r[j] = i < entries[h] ? r[i] : 0.0;
-                s[j] = i < entries[h] ? s[i] : 0;
+            // kept entries past the observed ones (e.g. an observer installed mid-sequence) have no sums
+            int observed = entries[h];
+            int valid = 0;
+            while (valid < keptAscending.length && keptAscending[valid] < observed) {
+                int i = keptAscending[valid];
+                r[valid] = r[i];
+                s[valid] = s[i];
+                valid++;
             }
-            Arrays.fill(r, keptAscending.length, Math.max(entries[h], keptAscending.length), 0.0);
-            Arrays.fill(s, keptAscending.length, Math.max(entries[h], keptAscending.length), 0);
-            entries[h] = keptAscending.length;
+            Arrays.fill(r, valid, observed, 0.0);
+            Arrays.fill(s, valid, observed, 0);
+            entries[h] = valid;
         }
     }
 

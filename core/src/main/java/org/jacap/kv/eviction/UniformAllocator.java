@@ -1,5 +1,7 @@
 package org.jacap.kv.eviction;
 
+import org.jacap.kv.eviction.math.TopK;
+
 /** Every (layer, KV head) keeps {@code budget.keptCount(n)} entries, chosen per head. */
 public record UniformAllocator() implements BudgetAllocator {
     @Override

@@ -5,9 +5,9 @@
  * the exact conventions (kept counts, protected priority, tie-breaking) in the fixture README.
  *
  * <p><b>Running model, when eviction runs</b> ({@link org.jacap.kv.eviction.EvictionSchedule};
- * the engine's {@code KvPolicy.Evict} and {@code jacap run --kv-policy} use it):
+ * the engine's {@code EvictionMode.Evict} and {@code jacap run --kv-policy} use it):
  * <pre>{@code
- * EvictionSettings s = EvictionSettings.parse("jacap", "uniform", null, 1024, null, null); // --kv-budget 1024
+ * EvictionSettings s = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 1024);
  * InferenceState st = EvictionSchedule.newState(model, s, ctx);   // cache sized for budget + slack
  * EvictionSchedule kv = new EvictionSchedule(model, st, s, ctx);  // installs the observer
  * float[] logits = kv.prompt(ids, 0, ids.length);                  // chunks, events, compression

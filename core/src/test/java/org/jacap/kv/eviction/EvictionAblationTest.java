@@ -12,6 +12,8 @@ import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.QRDecomposition;
 import org.apache.commons.math3.linear.RealMatrix;
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageScores;
+import org.jacap.kv.eviction.math.TopK;
 import org.junit.jupiter.api.Test;
 
 /** The ablation switches of eviction-spec §2.3: ridge λ, group max, sinks in the pool, full Λ. */

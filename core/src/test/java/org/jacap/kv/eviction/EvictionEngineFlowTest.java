@@ -5,8 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The phase-2 path on a toy float cache: observe while decoding, evict, compact rows, positions
@@ -25,21 +26,15 @@ class EvictionEngineFlowTest {
         final int[] length = new int[HKV];
     }
 
+    /** Every evicting scorer of the registry (snapkv with a window the toy prompt fills). */
+    static java.util.stream.Stream<String> evictingScorers() {
+        return EvictionPolicies.SCORERS.stream()
+                .filter(n -> !n.equals("none"))
+                .map(n -> n.equals("snapkv") ? "snapkv:window=8" : n);
+    }
+
     @ParameterizedTest(name = "{0}")
-    @ValueSource(
-            strings = {
-                "random",
-                "streaming",
-                "knorm",
-                "keydiff",
-                "snapkv:window=8",
-                "tova",
-                "h2o",
-                "expected",
-                "capkv",
-                "jacap",
-                "jacap-literal"
-            })
+    @MethodSource("evictingScorers")
     void decodeEvictDecodeEvict(String spec) {
         AttentionShape shape = new AttentionShape(HQ, HKV, D);
         EvictionPolicy policy = EvictionPolicies.policy(spec, "ada");

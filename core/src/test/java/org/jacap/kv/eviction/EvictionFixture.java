@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.api.Assumptions;
 
 /** One eviction test vector (../shared/fixtures/eviction/c*.json), parsed, plus how to feed it. */

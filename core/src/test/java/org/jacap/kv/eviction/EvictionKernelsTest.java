@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.SplittableRandom;
+import org.jacap.kv.eviction.math.DoubleLanes;
 import org.junit.jupiter.api.Test;
 
 /** The vectorised loops against their scalar twins, on every tail length and offset. */

@@ -18,11 +18,11 @@ import org.jacap.JacapException;
 import org.jacap.engine.ComputePrecision;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EngineOptions;
+import org.jacap.engine.EvictionMode;
 import org.jacap.engine.FinishReason;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
 import org.jacap.engine.KvCacheStats;
-import org.jacap.engine.KvPolicy;
 import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.engine.TokenListener;
@@ -67,8 +67,8 @@ class EvictionSessionTest {
         return EvictionPolicies.SCORERS.stream().filter(p -> !p.equals("none"));
     }
 
-    private static GenerationResult generate(KvPolicy policy, String prompt, int tokens) {
-        try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
+    private static GenerationResult generate(EvictionMode policy, String prompt, int tokens) {
+        try (Session s = engine.newSession(SessionOptions.defaults().withEviction(policy))) {
             return s.generate(
                     prompt,
                     GenerationOptions.defaults().withMaxTokens(tokens).withSampler(SamplerConfig.greedy()),
@@ -108,13 +108,13 @@ class EvictionSessionTest {
     void everyPolicyKeepsTheStoryFluent(String name) {
         EvictionPolicy policy = EvictionPolicies.policy(name, "uniform");
         GenerationResult ratio = generate(
-                KvPolicy.evict(EvictionSettings.ratio(policy, 0.5)),
+                EvictionMode.evict(EvictionSettings.ratio(policy, 0.5)),
                 "Once upon a time, there was a little girl named Lily. She loved to play outside",
                 64);
         assertThat(ratio.generatedTokens()).isEqualTo(64);
         assertFluent(ratio, name + " ratio 0.5");
         GenerationResult budget =
-                generate(KvPolicy.evict(EvictionSettings.budget(policy, 32)), "Once upon a time", 160);
+                generate(EvictionMode.evict(EvictionSettings.budget(policy, 32)), "Once upon a time", 160);
         assertFluent(budget, name + " budget 32");
     }
 
@@ -123,16 +123,16 @@ class EvictionSessionTest {
         Path ref = StoriesModel.fixtures().resolve("reference/reference_generations.json");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ref), "missing " + ref);
         JsonNode cases = new ObjectMapper().readTree(ref.toFile()).get("models").get(StoriesModel.STORIES);
-        List<KvPolicy> policies = new ArrayList<>(List.of(
-                KvPolicy.NONE,
-                KvPolicy.evict(EvictionSettings.ratio(EvictionPolicies.policy("jacap", "uniform"), 0)),
-                KvPolicy.evict(EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 256))));
+        List<EvictionMode> policies = new ArrayList<>(List.of(
+                EvictionMode.NONE,
+                EvictionMode.evict(EvictionSettings.ratio(EvictionPolicies.policy("jacap", "uniform"), 0)),
+                EvictionMode.evict(EvictionSettings.budget(EvictionPolicies.policy("capkv", "uniform"), 256))));
         for (JsonNode c : cases) {
             int[] expected = new int[c.get("greedy_ids").size()];
             for (int i = 0; i < expected.length; i++) {
                 expected[i] = c.get("greedy_ids").get(i).asInt();
             }
-            for (KvPolicy p : policies) {
+            for (EvictionMode p : policies) {
                 GenerationResult r = generate(p, c.get("prompt").asText(), expected.length);
                 assertThat(Arrays.copyOf(r.ids(), expected.length))
                         .as(p.name() + " on \"" + c.get("prompt").asText() + "\"")
@@ -143,10 +143,11 @@ class EvictionSessionTest {
 
     @Test
     void sampledGenerationWithEvictionIsDeterministicForASeed() {
-        KvPolicy policy = KvPolicy.evict(EvictionSettings.budget(EvictionPolicies.policy("random:seed=3", "ada"), 24));
+        EvictionMode policy =
+                EvictionMode.evict(EvictionSettings.budget(EvictionPolicies.policy("random:seed=3", "ada"), 24));
         String[] texts = new String[2];
         for (int run = 0; run < 2; run++) {
-            try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
+            try (Session s = engine.newSession(SessionOptions.defaults().withEviction(policy))) {
                 texts[run] = s.generate(
                                 "Once upon a time",
                                 GenerationOptions.defaults()
@@ -163,7 +164,7 @@ class EvictionSessionTest {
     void aBudgetBoundsTheCacheAndOverflowIsNoError() {
         EvictionSettings settings = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 16);
         try (Session s = engine.newSession(
-                SessionOptions.defaults().withContextLength(0).withKvPolicy(KvPolicy.evict(settings)))) {
+                SessionOptions.defaults().withContextLength(0).withEviction(EvictionMode.evict(settings)))) {
             GenerationResult r = s.generate(
                     "Once upon a time",
                     GenerationOptions.defaults().withMaxTokens(300).withSampler(SamplerConfig.greedy()),
@@ -185,7 +186,7 @@ class EvictionSessionTest {
         }
         // an explicit context still limits positions: the reply stops there
         try (Session s = engine.newSession(
-                SessionOptions.defaults().withContextLength(100).withKvPolicy(KvPolicy.evict(settings)))) {
+                SessionOptions.defaults().withContextLength(100).withEviction(EvictionMode.evict(settings)))) {
             GenerationResult r = s.generate(
                     "Once upon a time",
                     GenerationOptions.defaults().withMaxTokens(200).withSampler(SamplerConfig.greedy()),
@@ -204,8 +205,9 @@ class EvictionSessionTest {
 
     @Test
     void resetForgetsTheStatistics() {
-        KvPolicy policy = KvPolicy.evict(EvictionSettings.ratio(EvictionPolicies.policy("h2o", "uniform"), 0.5));
-        try (Session s = engine.newSession(SessionOptions.defaults().withKvPolicy(policy))) {
+        EvictionMode policy =
+                EvictionMode.evict(EvictionSettings.ratio(EvictionPolicies.policy("h2o", "uniform"), 0.5));
+        try (Session s = engine.newSession(SessionOptions.defaults().withEviction(policy))) {
             GenerationOptions o = GenerationOptions.defaults().withMaxTokens(20).withSampler(SamplerConfig.greedy());
             String first =
                     s.generate("Once upon a time", o, TokenListener.none()).text();

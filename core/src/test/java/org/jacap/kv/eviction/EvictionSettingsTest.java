@@ -6,44 +6,20 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.SplittableRandom;
 import org.jacap.JacapException;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.api.Test;
 
 /** Settings parsing and sizing, R̄ in closed form and with partial RoPE, bulk moments. */
 class EvictionSettingsTest {
 
     @Test
-    void parseGivesDefaultsAndNamesTheFlagOfEveryBadCombination() {
-        assertThat(EvictionSettings.parse(null, null, null, null, null, null)).isNull();
-        assertThat(EvictionSettings.parse("none", null, null, null, null, null)).isNull();
-        EvictionSettings b = EvictionSettings.parse("jacap:tau=20", null, null, 1024, null, null);
-        assertThat(b.budget()).isEqualTo(1024);
-        assertThat(b.slack()).isEqualTo(128);
-        assertThat(b.ratio()).isZero();
-        assertThat(b.policy().scorer().spec()).contains("tau=20.0");
-        assertThat(EvictionSettings.parse("capkv", null, null, 64, null, null).slack())
-                .isEqualTo(16);
-        EvictionSettings p = EvictionSettings.parse("knorm", "ada", 0.5, 64, 8, "4,16");
-        assertThat(p.policy().describe()).isEqualTo("knorm:protect_sinks=4,protect_recent=16 / ada:alpha=0.2");
-        assertThat(p.describe()).endsWith(", ratio 0.5, budget 64 + slack 8");
-        assertThat(EvictionSettings.parse("snapkv:window=8", null, null, 64, null, "0,4")
-                        .policy()
-                        .scorer()
-                        .spec())
-                .isEqualTo("snapkv:window_size=8,kernel_size=5,protect_sinks=0,protect_recent=4");
-
-        assertError(() -> EvictionSettings.parse("jacap", null, null, null, null, null), "needs --kv-ratio R");
-        assertError(() -> EvictionSettings.parse(null, null, 0.5, null, null, null), "--kv-ratio needs an evicting");
-        assertError(() -> EvictionSettings.parse("none", null, null, null, 4, null), "--kv-slack needs an evicting");
-        assertError(() -> EvictionSettings.parse("jacap", null, 1.0, null, null, null), "[0, 1), got 1.0");
-        assertError(() -> EvictionSettings.parse("jacap", null, Double.NaN, null, null, null), "[0, 1), got NaN");
-        assertError(() -> EvictionSettings.parse("jacap", null, null, -3, null, null), "--kv-budget must be >= 1");
-        assertError(() -> EvictionSettings.parse("jacap", null, 0.5, null, 8, null), "--kv-slack needs --kv-budget");
-        assertError(() -> EvictionSettings.parse("jacap", null, null, 8, 0, null), "--kv-slack must be >= 1");
-        assertError(() -> EvictionSettings.parse("jacap", null, null, 8, null, "1,x"), "SINKS,RECENT");
-        assertError(() -> EvictionSettings.parse("jacap", null, null, 8, null, "-1,2"), ">= 0");
-        assertError(() -> EvictionSettings.parse("jacap:protect_recent=3", null, null, 8, null, "1,2"), "give one");
-        assertError(() -> EvictionSettings.parse("jacop", null, null, 8, null, null), "unknown KV eviction policy");
-        assertError(() -> EvictionSettings.parse("jacap", "fair", null, 8, null, null), "unknown KV budget allocator");
+    void outOfRangeValuesAreOneLineWithoutFlagNames() {
+        EvictionPolicy p = EvictionPolicies.policy("capkv", "uniform");
+        assertError(() -> EvictionSettings.of(p, 1.0, 0, 0), "the compression ratio must be in [0, 1), got 1.0");
+        assertError(() -> EvictionSettings.of(p, 0, -3, 0), "the eviction budget must be >= 1, got -3");
+        assertError(() -> EvictionSettings.of(p, 0, 8, 0), "the eviction slack must be >= 1, got 0");
+        assertError(() -> EvictionSettings.budget(p, 0), "the eviction budget must be >= 1, got 0");
+        assertThat(EvictionSettings.of(p, 0.5, 64, 8).describe()).endsWith(", ratio 0.5, budget 64 + slack 8");
     }
 
     private static void assertError(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String message) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.EnumSet;
 import java.util.SplittableRandom;
 import org.jacap.JacapException;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.api.Test;
 
 /** The incremental statistics the forward pass feeds. */

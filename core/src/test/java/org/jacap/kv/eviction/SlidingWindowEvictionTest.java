@@ -9,6 +9,7 @@ import org.jacap.kv.KvCache;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.simd.Rope;
+import org.jacap.simd.RopeLayout;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,25 +108,104 @@ class SlidingWindowEvictionTest {
             assertThat(c.length(0, g)).isEqualTo(WINDOW - 1);
             assertThat(c.length(1, g)).isEqualTo(40);
         }
-        // budget below the window: the local layer keeps `budget` live entries
+        // budget below the window: budgets apply to the global layer; the local one holds its window
         EvictionSettings tight = EvictionSettings.budget(EvictionPolicies.policy("jacap", "uniform"), 12);
         EvictionSchedule t = new EvictionSchedule(model, EvictionSchedule.newState(model, tight, 512), tight, 10_000);
         logits = t.prompt(prompt, 0, prompt.length);
         for (int i = 0; i < 100; i++) {
             logits = t.decode(StoriesModel.argmax(logits));
             KvCache tc = t.state().kvCache();
-            for (int l = 0; l < 2; l++) {
-                for (int g = 0; g < tc.kvHeads(); g++) {
-                    assertThat(tc.length(l, g)).isLessThanOrEqualTo(12 + 16);
-                }
+            for (int g = 0; g < tc.kvHeads(); g++) {
+                assertThat(tc.length(0, g)).isEqualTo(WINDOW); // window − 1 + the token just decoded
+                assertThat(tc.length(1, g)).isLessThanOrEqualTo(12 + 16);
             }
         }
         KvCache tc = t.state().kvCache();
         int next = t.state().position();
         for (int g = 0; g < tc.kvHeads(); g++) {
             int[] pos = Arrays.copyOf(tc.positions(0, g), tc.length(0, g));
-            // every entry kept at the last event was live then (position > event position − window)
-            assertThat(pos[0]).isGreaterThan(next - 16 - WINDOW);
+            // exactly the window: the positions the next query can see but its own
+            assertThat(pos[0]).isEqualTo(next - WINDOW);
+            assertThat(pos).hasSize(WINDOW);
+            assertThat(pos[WINDOW - 1]).isEqualTo(next - 1);
         }
+    }
+
+    @Test
+    void ratiosApplyToTheGlobalLayerOnly() {
+        InferenceState st = model.newState(256);
+        KvCompressor.observe(
+                model, st, EvictionPolicies.policy("h2o", "uniform").statistics());
+        model.forward(st, prompt, 0, prompt.length, false);
+        KvCompressor.compress(model, st, EvictionPolicies.policy("h2o", "uniform"), Budget.ratio(0.5));
+        KvCache c = st.kvCache();
+        for (int g = 0; g < c.kvHeads(); g++) {
+            assertThat(c.length(0, g)).isEqualTo(WINDOW - 1); // the live window, not half the prompt
+            assertThat(c.length(1, g)).isEqualTo(prompt.length / 2);
+        }
+    }
+
+    @Test
+    void theCacheHoldsTheWindowWhateverThePolicyAndTheObserverFollows() {
+        // h2o gathers attention per entry: the forward pass's drops must keep those sums aligned
+        for (String name : new String[] {"h2o", "tova", "capkv"}) {
+            EvictionSettings s = EvictionSettings.budget(EvictionPolicies.policy(name, "uniform"), 20);
+            EvictionSchedule e = new EvictionSchedule(model, EvictionSchedule.newState(model, s, 512), s, 10_000);
+            float[] logits = e.prompt(prompt, 0, prompt.length);
+            for (int i = 0; i < 80; i++) {
+                logits = e.decode(StoriesModel.argmax(logits));
+                KvCache c = e.state().kvCache();
+                int next = e.state().position();
+                for (int g = 0; g < c.kvHeads(); g++) {
+                    assertThat(c.positions(0, g))
+                            .as("%s step %d", name, i)
+                            .containsExactly(java.util.stream.IntStream.range(next - WINDOW, next)
+                                    .toArray());
+                    assertThat(c.length(1, g)).isLessThanOrEqualTo(20 + s.slack());
+                }
+                if (e.observer() != null && e.observer().spec().needs().contains(QueryStatistic.ATTENTION_RECEIVED)) {
+                    QueryStatistics q = e.observer().statistics(0);
+                    // row j (position next − W + j) was seen by the queries from its own position on
+                    for (int j = 0; j < WINDOW; j++) {
+                        assertThat(q.attentionSeenBy(0, j))
+                                .as("%s step %d row %d", name, i, j)
+                                .isEqualTo(WINDOW - j);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void anObserverInstalledAfterThePrefillFollowsTheWindow() {
+        // evaluation harnesses watch the continuation only: the observer starts with no sums
+        InferenceState st = model.newState(256);
+        model.forward(st, prompt, 0, prompt.length, false);
+        EvictionObserver o =
+                KvCompressor.observe(model, st, StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED));
+        int[] next = {7};
+        for (int i = 0; i < 5; i++) {
+            model.forward(st, next, 0, 1, false);
+        }
+        // local layer, one query head: the 31 entries kept from the prefill were seen by the 5 queries
+        // (all within the window); the newest by fewer
+        QueryStatistics q = o.statistics(0);
+        for (int j = 0; j < WINDOW; j++) {
+            assertThat(q.attentionSeenBy(0, j)).as("row %d", j).isEqualTo(Math.min(5, WINDOW - j));
+        }
+    }
+
+    @Test
+    void entriesNeverObservedKeepNoSumsHoweverManyAreKept() {
+        // a window of 511 kept rows reaching an observer that saw none (its arrays start at 64)
+        QueryStatistics q = new QueryStatistics(
+                new AttentionShape(2, 1, 8), StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED));
+        q.observeAttention(0, new float[] {0.5f, 0.25f, 0.25f}, 0, 3);
+        q.retainEntries(0, java.util.stream.IntStream.range(1, 512).toArray());
+        assertThat(q.attentionReceived(0, 0)).isEqualTo(0.25);
+        assertThat(q.attentionReceived(0, 1)).isEqualTo(0.25);
+        assertThat(q.attentionSeenBy(0, 1)).isEqualTo(1);
+        assertThat(q.attentionReceived(0, 2)).isZero();
+        assertThat(q.attentionReceived(1, 400)).isZero();
     }
 }

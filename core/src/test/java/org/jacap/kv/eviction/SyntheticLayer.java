@@ -2,6 +2,7 @@ package org.jacap.kv.eviction;
 
 import java.util.EnumSet;
 import java.util.SplittableRandom;
+import org.jacap.simd.RopeLayout;
 
 /** Random layers for property tests and timing: keys/values/queries with a shared query mean. */
 final class SyntheticLayer {

@@ -1,4 +1,4 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -10,7 +10,7 @@ import org.jacap.simd.LaneSums;
  * scalar tail, so every element gets bit-identical arithmetic wherever it falls: tokens with
  * identical inputs get identical scores (the fixtures' exact ties depend on it).
  */
-final class DoubleLanes {
+public final class DoubleLanes {
     private static final VectorSpecies<Double> SPECIES = DoubleVector.SPECIES_PREFERRED;
     private static final int LANES = SPECIES.length();
     /**
@@ -23,7 +23,7 @@ final class DoubleLanes {
     private DoubleLanes() {}
 
     /** {@code y[yo+i] = fma(x[xo+i], a, y[yo+i])}. */
-    static void axpy(double a, double[] x, int xo, double[] y, int yo, int len) {
+    public static void axpy(double a, double[] x, int xo, double[] y, int yo, int len) {
         int i = 0;
         if (len >= SHORT) {
             DoubleVector va = DoubleVector.broadcast(SPECIES, a);
@@ -38,7 +38,7 @@ final class DoubleLanes {
         }
     }
 
-    static void axpyScalar(double a, double[] x, int xo, double[] y, int yo, int len) {
+    public static void axpyScalar(double a, double[] x, int xo, double[] y, int yo, int len) {
         for (int i = 0; i < len; i++) {
             y[yo + i] = Math.fma(x[xo + i], a, y[yo + i]);
         }
@@ -48,7 +48,7 @@ final class DoubleLanes {
      * Four axpys in one pass, in order a0..a3: {@code y = fma(x3,a3, fma(x2,a2, fma(x1,a1, fma(x0,a0,y))))}
      * per element, bit-identical to four {@link #axpy} calls with fewer loads and stores.
      */
-    static void axpy4(
+    public static void axpy4(
             double a0,
             double a1,
             double a2,
@@ -85,7 +85,7 @@ final class DoubleLanes {
         }
     }
 
-    static void axpy4Scalar(
+    public static void axpy4Scalar(
             double a0,
             double a1,
             double a2,
@@ -105,7 +105,7 @@ final class DoubleLanes {
     }
 
     /** Four dot products of {@code x} with rows of {@code y} at {@code y0..y3}, into {@code out[0..3]}. */
-    static void dot4(double[] x, int xo, double[] y, int y0, int y1, int y2, int y3, int len, double[] out) {
+    public static void dot4(double[] x, int xo, double[] y, int y0, int y1, int y2, int y3, int len, double[] out) {
         int i = 0;
         double s0 = 0;
         double s1 = 0;
@@ -142,7 +142,7 @@ final class DoubleLanes {
     }
 
     /** {@code acc[ao+i] = fma(x[xo+i], y[yo+i], acc[ao+i])}. */
-    static void multiplyAdd(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
+    public static void multiplyAdd(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
         int i = 0;
         for (int bound = len >= SHORT ? SPECIES.loopBound(len) : 0; i < bound; i += LANES) {
             DoubleVector.fromArray(SPECIES, x, xo + i)
@@ -154,14 +154,14 @@ final class DoubleLanes {
         }
     }
 
-    static void multiplyAddScalar(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
+    public static void multiplyAddScalar(double[] x, int xo, double[] y, int yo, double[] acc, int ao, int len) {
         for (int i = 0; i < len; i++) {
             acc[ao + i] = Math.fma(x[xo + i], y[yo + i], acc[ao + i]);
         }
     }
 
     /** {@code y[yo+i] /= divisor} (a true division, as the scalar tail). */
-    static void divide(double[] y, int yo, double divisor, int len) {
+    public static void divide(double[] y, int yo, double divisor, int len) {
         int i = 0;
         DoubleVector vd = len >= SHORT ? DoubleVector.broadcast(SPECIES, divisor) : null;
         for (int bound = len >= SHORT ? SPECIES.loopBound(len) : 0; i < bound; i += LANES) {
@@ -172,14 +172,14 @@ final class DoubleLanes {
         }
     }
 
-    static void divideScalar(double[] y, int yo, double divisor, int len) {
+    public static void divideScalar(double[] y, int yo, double divisor, int len) {
         for (int i = 0; i < len; i++) {
             y[yo + i] /= divisor;
         }
     }
 
     /** Σ x[xo+i]·y[yo+i]; lane-parallel partial sums, so not bit-equal to {@link #dotScalar}. */
-    static double dot(double[] x, int xo, double[] y, int yo, int len) {
+    public static double dot(double[] x, int xo, double[] y, int yo, int len) {
         int i = 0;
         double sum = 0;
         if (len >= SHORT) {
@@ -195,7 +195,7 @@ final class DoubleLanes {
         return sum;
     }
 
-    static double dotScalar(double[] x, int xo, double[] y, int yo, int len) {
+    public static double dotScalar(double[] x, int xo, double[] y, int yo, int len) {
         double sum = 0;
         for (int i = 0; i < len; i++) {
             sum = Math.fma(x[xo + i], y[yo + i], sum);

@@ -3,16 +3,15 @@ package org.jacap.engine;
 import org.jacap.kv.eviction.EvictionSettings;
 
 /**
- * What a session does when its KV cache would outgrow the context.
- *
- * <p>Seam for the eviction task: it adds policies here (the KV cache then keeps a budget of entries
- * and generation may run past the context length), and the {@link Session} calls them after prefill
- * and during decode. Today there is only {@link None}.
+ * Whether a session evicts KV-cache entries, and with which settings: {@link #NONE} keeps every
+ * entry (the context is a hard limit); {@link Evict} runs an eviction schedule (the scorer and
+ * allocator of an {@link org.jacap.kv.eviction.EvictionPolicy}, a ratio and/or a budget) after
+ * each prompt and during decoding. Formerly {@code KvPolicy}: the policy proper is the scorer.
  */
-public sealed interface KvPolicy permits KvPolicy.None, KvPolicy.Evict {
+public sealed interface EvictionMode permits EvictionMode.None, EvictionMode.Evict {
 
     /** Keeps every entry; a prompt plus requested tokens larger than the context is an error. */
-    KvPolicy NONE = new None();
+    EvictionMode NONE = new None();
 
     /** Whether this policy frees cache room, so that the context length is not a hard limit. */
     boolean evicts();
@@ -21,7 +20,7 @@ public sealed interface KvPolicy permits KvPolicy.None, KvPolicy.Evict {
     String name();
 
     /** No eviction. */
-    record None() implements KvPolicy {
+    record None() implements EvictionMode {
         @Override
         public boolean evicts() {
             return false;
@@ -34,7 +33,7 @@ public sealed interface KvPolicy permits KvPolicy.None, KvPolicy.Evict {
     }
 
     /** An eviction policy with a prompt ratio and/or a per-head budget: see {@link EvictionSettings}. */
-    static KvPolicy evict(EvictionSettings settings) {
+    static EvictionMode evict(EvictionSettings settings) {
         return settings == null ? NONE : new Evict(settings);
     }
 
@@ -42,7 +41,7 @@ public sealed interface KvPolicy permits KvPolicy.None, KvPolicy.Evict {
      * Evicts with {@code settings}: prompts are compressed after evaluation and, with a budget,
      * the cache stays within budget + slack entries per head while positions run on to the context.
      */
-    record Evict(EvictionSettings settings) implements KvPolicy {
+    record Evict(EvictionSettings settings) implements EvictionMode {
         public Evict {
             java.util.Objects.requireNonNull(settings, "settings");
         }

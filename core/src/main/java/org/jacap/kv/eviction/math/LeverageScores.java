@@ -1,4 +1,4 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 import java.util.Arrays;
 import org.jacap.JacapException;
@@ -8,12 +8,40 @@ import org.jacap.JacapException;
  * {@code A = λI + Σ_i (w_i + ε) v_i v_iᵀ} (λ = 1 in both papers), {@code ℓ_i = v_iᵀ A⁻¹ v_i}.
  * A is SPD (A ⪰ λI), so it is factored by Cholesky {@code A = LLᵀ} and {@code ℓ_i = ‖L⁻¹v_i‖²}.
  * Cost ≈ {@code m·d²} for A, {@code d³/3} for L and {@code m·d²} for the substitutions.
+ * {@link LeverageSolver#QR} takes the design card's route instead ({@link QrLeverage}).
  */
 public final class LeverageScores {
     /** Tokens per forward-substitution block: d×256 doubles stay in L2. */
     private static final int TOKEN_BLOCK = 256;
 
     private LeverageScores() {}
+
+    /** {@link #ridgeLeverage(double[], int, int, int, int, double[], int, double, double, double[], int)} by {@code solver}. */
+    public static void ridgeLeverage(
+            LeverageSolver solver,
+            double[] columns,
+            int stride,
+            int from,
+            int count,
+            int dim,
+            double[] weights,
+            int weightOffset,
+            double epsilon,
+            double ridge,
+            double[] out,
+            int outOffset) {
+        switch (solver) {
+            case CHOLESKY ->
+                ridgeLeverage(columns, stride, from, count, dim, weights, weightOffset, epsilon, ridge, out, outOffset);
+            case QR -> {
+                if (!(ridge > 0)) {
+                    throw new JacapException("leverage ridge must be > 0, got " + ridge);
+                }
+                QrLeverage.ridgeLeverage(
+                        columns, stride, from, count, dim, weights, weightOffset, epsilon, ridge, out, outOffset);
+            }
+        }
+    }
 
     /**
      * Leverage of tokens {@code from .. from+count-1} of column-major values (coordinate a of
@@ -76,6 +104,12 @@ public final class LeverageScores {
 
     /** Row-major convenience: {@code rows[i]} is v_i. */
     public static double[] ridgeLeverage(double[][] rows, double[] weights, double epsilon, double ridge) {
+        return ridgeLeverage(LeverageSolver.CHOLESKY, rows, weights, epsilon, ridge);
+    }
+
+    /** Row-major convenience with a chosen solver. */
+    public static double[] ridgeLeverage(
+            LeverageSolver solver, double[][] rows, double[] weights, double epsilon, double ridge) {
         int m = rows.length;
         int d = m == 0 ? 0 : rows[0].length;
         double[] cols = new double[m * d];
@@ -86,7 +120,7 @@ public final class LeverageScores {
         }
         double[] out = new double[m];
         if (m > 0) {
-            ridgeLeverage(cols, m, 0, m, d, weights, 0, epsilon, ridge, out, 0);
+            ridgeLeverage(solver, cols, m, 0, m, d, weights, 0, epsilon, ridge, out, 0);
         }
         return out;
     }

@@ -1,13 +1,13 @@
-package org.jacap.kv.eviction;
+package org.jacap.kv.eviction.math;
 
 import java.util.Arrays;
 
 /** Ranking of scores: descending, equal scores toward the lower index; NaN ranks last. */
-final class TopK {
+public final class TopK {
     private TopK() {}
 
     /** Indices 0..len-1 in rank order (a stable merge sort, so ties keep index order). */
-    static int[] rankOrder(double[] scores, int len) {
+    public static int[] rankOrder(double[] scores, int len) {
         int[] idx = new int[len];
         for (int i = 0; i < len; i++) {
             idx[i] = i;
@@ -51,7 +51,7 @@ final class TopK {
     }
 
     /** The {@code k} best indices of {@code scores}, ascending. */
-    static int[] top(double[] scores, int k) {
+    public static int[] top(double[] scores, int k) {
         int[] order = rankOrder(scores, scores.length);
         int[] kept = Arrays.copyOf(order, Math.min(k, order.length));
         Arrays.sort(kept);
