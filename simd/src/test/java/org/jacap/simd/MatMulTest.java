@@ -60,6 +60,19 @@ class MatMulTest {
                     s += v;
                     a += Math.abs(v);
                 }
+                if (p == Precision.NATIVE && k.vecDotType() == VecDotType.Q8_1) {
+                    // llama.cpp's offset term: block minimum m times the f16 block sum s (see VecDotType.Q8_1)
+                    int blocks = w.cols() / 32;
+                    float[] c = new float[blocks];
+                    VecDotType.q8_1SumCorrections(x, xOff + b * w.cols(), w.cols(), c, 0);
+                    long blockBytes = w.rowBytes() / blocks;
+                    for (int j = 0; j < blocks; j++) {
+                        float m = Float.float16ToFloat(
+                                w.data().get(Layouts.SHORT, r * w.rowBytes() + j * blockBytes + 2));
+                        s += (double) m * c[j];
+                        a += Math.abs((double) m * c[j]);
+                    }
+                }
                 ref[0][b * w.rows() + r] = s;
                 ref[1][b * w.rows() + r] = a;
             }
