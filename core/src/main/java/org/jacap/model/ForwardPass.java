@@ -12,7 +12,6 @@ import org.jacap.simd.Activations;
 import org.jacap.simd.Attention;
 import org.jacap.simd.Dequantize;
 import org.jacap.simd.GeluTable;
-import org.jacap.simd.HalfFloats;
 import org.jacap.simd.HalfOnlineAttention;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.Precision;
@@ -151,8 +150,8 @@ final class ForwardPass {
     }
 
     /**
-     * Native precision keeps K and V as F16 values (llama.cpp's default cache type) and attends
-     * small batches with llama.cpp's F16 online accumulation ({@link HalfOnlineAttention}).
+     * Native precision with an F16 cache (llama.cpp's default, whose CPU flash attention then
+     * accumulates in F16) attends small batches as llama.cpp does ({@link HalfOnlineAttention}).
      */
     private final boolean nativeAttention;
 
@@ -194,10 +193,6 @@ final class ForwardPass {
         }
 
         KvCache cache = st.kvCache();
-        if (nativeAttention) {
-            HalfFloats.roundToF16(w.k, 0, n * kDim);
-            HalfFloats.roundToF16(w.v, 0, n * vDim);
-        }
         for (int g = 0; g < l.headCountKv(); g++) {
             if (l.isSliding()) {
                 // rows no query of this chunk or later can see leave before the chunk arrives
@@ -361,7 +356,13 @@ final class ForwardPass {
             this.layer = layer;
             this.tokens = tokens;
             this.firstPosition = firstPosition;
+            this.halfCache = nativeAttention
+                    && cache.types().keys() == KvStorage.F16
+                    && cache.types().values() == KvStorage.F16;
         }
+
+        /** The cache holds F16 keys and values and native precision reproduces llama.cpp's arithmetic on them. */
+        private boolean halfCache;
 
         @Override
         public void run(int start, int end, int worker) {
@@ -406,7 +407,7 @@ final class ForwardPass {
             }
             FloatRows keys = w.keyRows[g];
             FloatRows values = w.valueRows[g];
-            boolean halfOnline = nativeAttention && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
+            boolean halfOnline = halfCache && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
             if (observer != null || !halfOnline) {
                 Attention.scores(
                         w.q, qOff, keys.data(), keys.offset() + begin * dk, count, dk, l.attentionScale(), buf, sOff);

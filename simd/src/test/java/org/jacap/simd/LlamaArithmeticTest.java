@@ -1,0 +1,138 @@
+package org.jacap.simd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Random;
+import jdk.incubator.vector.FloatVector;
+import org.junit.jupiter.api.Test;
+
+/** The pieces of llama.cpp's arithmetic that native precision reproduces, and the fixed-order lane sums. */
+class LlamaArithmeticTest {
+
+    @Test
+    void laneSumsEqualTheirScalarTwinBitForBit() {
+        Random rnd = new Random(7);
+        float[] a = new float[64];
+        for (int trial = 0; trial < 2000; trial++) {
+            for (int i = 0; i < a.length; i++) {
+                // mixed magnitudes, so that the order of the additions shows in the last bits
+                a[i] = (float) (rnd.nextGaussian() * Math.pow(10, rnd.nextInt(7) - 3));
+            }
+            FloatVector p = FloatVector.fromArray(VectorOps.F, a, 0);
+            assertThat(Float.floatToRawIntBits(LaneSums.sum(p)))
+                    .isEqualTo(Float.floatToRawIntBits(LaneSums.sumScalar(p)));
+            FloatVector h = FloatVector.fromArray(FloatVector.SPECIES_256, a, 0);
+            assertThat(Float.floatToRawIntBits(LaneSums.sum256(h)))
+                    .isEqualTo(Float.floatToRawIntBits(LaneSums.sumScalar(h)));
+        }
+        // The tree order itself: ((a0+a4)+(a2+a6)) + ((a1+a5)+(a3+a7)) for 8 lanes.
+        float[] x = {1e8f, 1f, -1e8f, 1f, 1f, 1f, 1f, 1f};
+        float expected = ((x[0] + x[4]) + (x[2] + x[6])) + ((x[1] + x[5]) + (x[3] + x[7]));
+        assertThat(LaneSums.sum256(FloatVector.fromArray(FloatVector.SPECIES_256, x, 0)))
+                .isEqualTo(expected);
+    }
+
+    @Test
+    void geluTableIsTheF16RoundedFormulaOfTheF16RoundedInput() {
+        for (int h = 0; h < 1 << 16; h++) {
+            float x = Float.float16ToFloat((short) h);
+            if (!Float.isFinite(x)) {
+                continue;
+            }
+            float expected;
+            if (x <= -10f) {
+                expected = 0f;
+            } else if (x >= 10f) {
+                expected = x;
+            } else {
+                double g = 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * x * (1 + 0.044715 * x * x)));
+                expected = Float.float16ToFloat(Float.floatToFloat16((float) g));
+            }
+            // The table evaluates the formula in float, as ggml does: one F16 step from the double formula,
+            // or a few subnormal F16 steps (6e-8 each) where 1 + tanh cancels in float (x near -5).
+            float got = GeluTable.gelu(x);
+            float ulp = Math.ulp(Float.float16ToFloat(Float.floatToFloat16(expected))) * 8192f;
+            assertThat(Math.abs(got - expected)).as("x = %s", x).isLessThanOrEqualTo(Math.max(ulp, 2.5e-7f));
+            assertThat(Float.float16ToFloat(Float.floatToFloat16(got)))
+                    .as("an F16 value")
+                    .isEqualTo(got);
+        }
+        // Inputs between F16 values take the entry of their rounding.
+        assertThat(GeluTable.gelu(1.00001f)).isEqualTo(GeluTable.gelu(1f));
+        assertThat(GeluTable.gelu(12.5f)).isEqualTo(12.5f);
+        assertThat(GeluTable.gelu(-11f)).isZero();
+    }
+
+    @Test
+    void halfOnlineAttentionIsAttentionWithinF16Accumulation() {
+        Random rnd = new Random(3);
+        for (int d : new int[] {1, 7, 16, 64, 67, 256}) {
+            for (int n : new int[] {1, 2, 5, 33, 130}) {
+                float[] q = f16(gaussian(rnd, d));
+                float[] k = f16(gaussian(rnd, n * d));
+                float[] v = f16(gaussian(rnd, n * d));
+                float scale = (float) (1 / Math.sqrt(d));
+                float[] out = new float[d + 2];
+                HalfOnlineAttention.attend(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], out, 1);
+                double[] ref = exact(q, k, v, n, d, scale);
+                double vmax = 0;
+                for (float x : v) {
+                    vmax = Math.max(vmax, Math.abs(x));
+                }
+                for (int c = 0; c < d; c++) {
+                    // F16 accumulator: each of n updates rounds by up to 2^-11 of the running sum, which
+                    // is bounded by the largest value; the errors add up like a random walk.
+                    double tol = 1e-3 * Math.sqrt(n) * (Math.abs(ref[c]) + vmax);
+                    assertThat((double) out[1 + c])
+                            .as("d %d n %d c %d", d, n, c)
+                            .isCloseTo(ref[c], org.assertj.core.data.Offset.offset(tol));
+                }
+                if (n == 1) { // one key: the output is its value row exactly
+                    for (int c = 0; c < d; c++) {
+                        assertThat(out[1 + c]).isEqualTo(v[c]);
+                    }
+                }
+                assertThat(out[0]).isZero();
+                assertThat(out[d + 1]).isZero();
+            }
+        }
+    }
+
+    private static double[] exact(float[] q, float[] k, float[] v, int n, int d, float scale) {
+        double[] s = new double[n];
+        double max = Double.NEGATIVE_INFINITY;
+        for (int j = 0; j < n; j++) {
+            double dot = 0;
+            for (int c = 0; c < d; c++) {
+                dot += (double) q[c] * k[j * d + c];
+            }
+            s[j] = dot * scale;
+            max = Math.max(max, s[j]);
+        }
+        double sum = 0;
+        for (int j = 0; j < n; j++) {
+            s[j] = Math.exp(s[j] - max);
+            sum += s[j];
+        }
+        double[] out = new double[d];
+        for (int j = 0; j < n; j++) {
+            for (int c = 0; c < d; c++) {
+                out[c] += s[j] / sum * v[j * d + c];
+            }
+        }
+        return out;
+    }
+
+    private static float[] gaussian(Random rnd, int n) {
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) rnd.nextGaussian();
+        }
+        return x;
+    }
+
+    private static float[] f16(float[] x) {
+        HalfFloats.roundToF16(x, 0, x.length);
+        return x;
+    }
+}
