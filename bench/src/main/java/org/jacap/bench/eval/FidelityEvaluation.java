@@ -248,14 +248,14 @@ public final class FidelityEvaluation {
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
             EvictionObserver observer = observers.get(groupOf[i]);
+            // score once per policy; every ratio cuts the same ranking (what compress() would keep at each)
+            InferenceState prepared = base.copy();
+            KvCompressor compressor = KvCompressor.forModel(model, policy.forDocument(mass, settings.protection()));
+            KvCompressor.Ranking ranking =
+                    compressor.rank(prepared.kvCache(), observer == null ? null : observer.copy(), prepared.position());
             for (double r : settings.ratios()) {
-                InferenceState s = base.copy();
-                CompressionResult result = KvCompressor.compress(
-                        model,
-                        s,
-                        observer == null ? null : observer.copy(),
-                        policy.forDocument(mass, settings.protection()),
-                        Budget.ratio(r));
+                InferenceState s = prepared.copy();
+                CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
                 float[] q = model.forward(s, window, n, forced, true);
                 outcomes.add(compare(p, q, window, n, forced, result.scoringNanos()));

@@ -29,6 +29,7 @@ public final class EvictionPolicies {
             "expected",
             "capkv",
             "jacap",
+            "jacap-paper",
             "jacap-literal",
             "greedy");
     /** Allocator names, as the CLI's {@code --kv-allocator} takes them. */
@@ -94,8 +95,21 @@ public final class EvictionPolicies {
                         s.real(d.sinkBonus(), "sink_bonus"),
                         ablation(s));
             }
-            case "jacap", "jacap-literal", "jacap_literal" -> {
-                JacapScorer d = s.name.equals("jacap") ? JacapScorer.defaults() : JacapScorer.literal();
+            case "jacap" -> {
+                FusedJacapScorer d = FusedJacapScorer.defaults();
+                yield new FusedJacapScorer(
+                        relevance(
+                                s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
+                                (int) s.integer(32, "window")),
+                        capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "none"), "capacity")),
+                        s.real(d.share(), "share"),
+                        (int) s.integer(d.sinks(), "sinks", "n_sink"),
+                        (int) s.integer(d.recent(), "recent"));
+            }
+            case "jacap-paper", "jacap_paper", "jacap-literal", "jacap_literal" -> {
+                JacapScorer d = s.name.startsWith("jacap-paper") || s.name.equals("jacap_paper")
+                        ? JacapScorer.defaults()
+                        : JacapScorer.literal();
                 yield new JacapScorer(
                         (int) s.integer(d.nSink(), "n_sink", "sinks"),
                         s.real(d.tau(), "tau"),
@@ -109,7 +123,8 @@ public final class EvictionPolicies {
             }
             case "greedy" ->
                 new GreedyLogDetScorer(
-                        s.choice("jacap", List.of("capkv", "jacap"), "weights").equals("capkv")
+                        s.choice("jacap-paper", List.of("capkv", "jacap-paper", "jacap"), "weights")
+                                        .equals("capkv")
                                 ? CapKvScorer.defaults()
                                 : JacapScorer.defaults(),
                         (int) s.integer(Integer.MAX_VALUE, "max_picks"));
@@ -139,6 +154,23 @@ public final class EvictionPolicies {
         };
         s.requireAllUsed();
         return allocator;
+    }
+
+    private static KvScorer relevance(String name, int window) {
+        return switch (name) {
+            case "snapkv" -> new SnapKvScorer(window, SnapKvScorer.DEFAULT_KERNEL);
+            case "tova" -> new TovaScorer();
+            case "h2o" -> new ObservedAttentionScorer();
+            default -> null;
+        };
+    }
+
+    private static KvScorer capacity(String name) {
+        return switch (name) {
+            case "jacap-paper" -> JacapScorer.defaults();
+            case "capkv" -> CapKvScorer.defaults();
+            default -> null;
+        };
     }
 
     private static CapacityAblation ablation(Spec s) {

@@ -15,7 +15,7 @@ class EvictionSettingsTest {
     void parseGivesDefaultsAndNamesTheFlagOfEveryBadCombination() {
         assertThat(EvictionSettings.parse(null, null, null, null, null, null)).isNull();
         assertThat(EvictionSettings.parse("none", null, null, null, null, null)).isNull();
-        EvictionSettings b = EvictionSettings.parse("jacap:tau=20", null, null, 1024, null, null);
+        EvictionSettings b = EvictionSettings.parse("jacap-paper:tau=20", null, null, 1024, null, null);
         assertThat(b.budget()).isEqualTo(1024);
         assertThat(b.slack()).isEqualTo(128);
         assertThat(b.ratio()).isZero();
