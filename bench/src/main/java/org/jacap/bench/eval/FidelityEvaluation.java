@@ -140,8 +140,13 @@ public final class FidelityEvaluation {
 
     /** Progress units {@link #run} reports for {@code documents} documents. */
     public long workUnits(int documents) {
+        return workUnits(documents, false);
+    }
+
+    /** The same with one passkey trial per document or not. */
+    public long workUnits(int documents, boolean passkey) {
         long cells = (long) policies.size() * settings.ratios().size();
-        return documents * (1 + cells) * (1 + settings.probeDepths().size());
+        return documents * (1 + cells) * (1 + settings.probeDepths().size() + (passkey ? 1 : 0));
     }
 
     /**
@@ -150,6 +155,24 @@ public final class FidelityEvaluation {
      * @param description first line of the report (model, documents, settings)
      */
     public EvalReport run(List<int[]> windows, String description, Progress progress) {
+        return run(windows, List.of(), description, progress);
+    }
+
+    /**
+     * The same, with the passkey task: one trial per window (empty: no passkey), each with a context
+     * of {@link Settings#contextTokens()} tokens.
+     */
+    public EvalReport run(List<int[]> windows, List<Passkey.Trial> passkeys, String description, Progress progress) {
+        if (!passkeys.isEmpty() && passkeys.size() != windows.size()) {
+            throw new IllegalArgumentException(
+                    passkeys.size() + " passkey trials for " + windows.size() + " windows; give one per window");
+        }
+        for (Passkey.Trial t : passkeys) {
+            if (t.context() != settings.contextTokens()) {
+                throw new IllegalArgumentException(
+                        "passkey context of " + t.context() + " tokens, expected " + settings.contextTokens());
+            }
+        }
         if (windows.isEmpty()) {
             throw new JacapException("no evaluation documents: the text is shorter than one window of "
                     + settings.windowLength() + " tokens");
@@ -168,7 +191,7 @@ public final class FidelityEvaluation {
                 cells.put(key(p.name(), r), new CellAccumulator(p.name(), r));
             }
         }
-        long total = workUnits(windows.size());
+        long total = workUnits(windows.size(), !passkeys.isEmpty());
         long[] done = {0};
         double fullNll = 0;
         for (int d = 0; d < windows.size(); d++) {
@@ -182,14 +205,30 @@ public final class FidelityEvaluation {
                 probes.add(
                         runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
             }
+            DocumentRun passkey = null;
+            Passkey.Trial trial = passkeys.isEmpty() ? null : passkeys.get(d);
+            if (trial != null) {
+                int[] t = trial.tokens();
+                passkey = runDocument(t, t.length - trial.context() - 1, done, total, what + " (passkey)", progress);
+            }
             fullNll += fidelity.full().meanNll();
-            full.add(fidelity.full().fidelity(), probeOf(probes, -1), settings.contextTokens(), 0);
+            full.add(
+                    fidelity.full().fidelity(),
+                    probeOf(probes, -1),
+                    passkeyOf(passkey, trial, -1),
+                    settings.contextTokens(),
+                    0);
             int cell = 0;
             for (EvalPolicy p : policies) {
                 for (double r : settings.ratios()) {
                     Outcome o = fidelity.outcomes().get(cell);
                     cells.get(key(p.name(), r))
-                            .add(o.fidelity(), probeOf(probes, cell), settings.kept(r), o.scoringNanos());
+                            .add(
+                                    o.fidelity(),
+                                    probeOf(probes, cell),
+                                    passkeyOf(passkey, trial, cell),
+                                    settings.kept(r),
+                                    o.scoringNanos());
                     cell++;
                 }
             }
@@ -221,7 +260,7 @@ public final class FidelityEvaluation {
      */
     private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
         int n = settings.contextTokens();
-        InferenceState base = model.newState(n + Math.max(settings.continuationTokens() + 1, settings.probeSpan()));
+        InferenceState base = model.newState(window.length);
         List<EvictionObserver> observers = new ArrayList<>();
         for (StatisticsSpec spec : groups) {
             observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
@@ -309,6 +348,19 @@ public final class FidelityEvaluation {
                     Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
         }
         return ProbeScore.mean(perDepth);
+    }
+
+    /** The passkey answer's score in one cell (−1: the full cache); null without the task. */
+    private static ProbeScore passkeyOf(DocumentRun run, Passkey.Trial trial, int cell) {
+        if (run == null) {
+            return null;
+        }
+        Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+        boolean[] hits = o.top1Hits();
+        double[] lp = o.targetLogProbs();
+        return ProbeScore.of(
+                Arrays.copyOfRange(hits, trial.answerFrom(), hits.length),
+                Arrays.copyOfRange(lp, trial.answerFrom(), lp.length));
     }
 
     /**
