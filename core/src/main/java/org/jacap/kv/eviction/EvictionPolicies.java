@@ -11,7 +11,8 @@ import org.jacap.JacapException;
 
 /**
  * The policy registry: parses {@code name[:key=value,...]} specs, e.g. {@code capkv},
- * {@code jacap:tau=20,normalize=false}, {@code snapkv:window=32}, {@code pyramid:beta=20}.
+ * {@code jacap-paper:tau=20,normalize=false}, {@code jacap:relevance=tova,share=0.75},
+ * {@code snapkv:window=32}, {@code pyramid:beta=20}.
  * Every evicting scorer also takes {@code protect_sinks=S,protect_recent=R} (see {@link ProtectedScorer}).
  * Unknown names and keys fail with a message listing the valid ones.
  */
