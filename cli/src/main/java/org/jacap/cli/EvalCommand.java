@@ -9,20 +9,20 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.jacap.JacapException;
+import org.jacap.bench.eval.DecodeEvaluation;
 import org.jacap.bench.eval.Documents;
 import org.jacap.bench.eval.EvalPolicy;
 import org.jacap.bench.eval.EvalReport;
 import org.jacap.bench.eval.FidelityEvaluation;
+import org.jacap.bench.eval.Passkey;
 import org.jacap.bench.eval.Protection;
 import org.jacap.bench.eval.TokenWindows;
 import org.jacap.bench.progress.ProgressBar;
-import org.jacap.kv.KvCacheTypes;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.VectorSupport;
 import org.jacap.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -111,6 +111,39 @@ final class EvalCommand implements Callable<Integer> {
     boolean noProbe;
 
     @Option(
+            names = "--passkey-depths",
+            paramLabel = "D[,D...]",
+            split = ",",
+            description = "Passkey task (llama.cpp passkey style: a 5-digit key planted in filler, asked after "
+                    + "compression, exact match): one trial per document, at these depths in turn "
+                    + "(default: 0.1,0.3,0.5,0.7,0.9).")
+    List<Double> passkeyDepths = List.of(0.1, 0.3, 0.5, 0.7, 0.9);
+
+    @Option(names = "--no-passkey", description = "Skip the passkey task.")
+    boolean noPasskey;
+
+    @Option(
+            names = "--decode",
+            paramLabel = "P+T",
+            description = "Decode mode: prefill P tokens, then teacher-force T more under a fixed --budget, "
+                    + "evicting as the engine does while decoding (e.g. 512+2048); replaces -c/--continuation/"
+                    + "--ratios and the retrieval tasks.")
+    String decode;
+
+    @Option(
+            names = "--budget",
+            paramLabel = "B",
+            description = "Decode mode: entries each (layer, KV head) keeps (default: ${DEFAULT-VALUE}).")
+    int budget = 256;
+
+    @Option(
+            names = "--report",
+            paramLabel = "DIR",
+            description = "Also write DIR/<model>.md (the table, with the charts) beside DIR/<model>-kl.svg, "
+                    + "DIR/<model>-retrieval.svg and DIR/<model>.csv.")
+    Path report;
+
+    @Option(
             names = "--bootstrap",
             paramLabel = "B",
             description = "Bootstrap resamples for the 95%% intervals (default: ${DEFAULT-VALUE}).")
@@ -131,10 +164,6 @@ final class EvalCommand implements Callable<Integer> {
             description = "Also write an SVG chart of mean KL against the ratio.")
     Path chart;
 
-    /** f32 by default here: the table then measures eviction alone against the f32 reference. */
-    @Mixin
-    CacheTypeOptions cacheTypes = new CacheTypeOptions("f32");
-
     @Option(
             names = {"-t", "--threads"},
             paramLabel = "N",
@@ -151,67 +180,138 @@ final class EvalCommand implements Callable<Integer> {
                 spec,
                 !(noProbe && spec.commandLine().getParseResult().hasMatchedOption("--probe-depths")),
                 "--no-probe and --probe-depths contradict each other");
+        SamplingOptions.check(
+                spec,
+                !(noPasskey && spec.commandLine().getParseResult().hasMatchedOption("--passkey-depths")),
+                "--no-passkey and --passkey-depths contradict each other");
+        if (decode != null) {
+            for (String o :
+                    List.of("--ratios", "--probe-depths", "--passkey-depths", "--protect", "-c", "--continuation")) {
+                SamplingOptions.check(
+                        spec,
+                        !spec.commandLine().getParseResult().hasMatchedOption(o),
+                        "--decode sets its own lengths and budget; " + o + " does not apply");
+            }
+        }
         Protection protection = protect == null ? Protection.NONE : Protection.parse(protect);
         List<EvalPolicy> chosen = EvalPolicy.parseList(policies);
-        // the reference is f32; another storage adds its own row and is what the policies compress
-        KvCacheTypes storage = cacheTypes.types(spec);
-        FidelityEvaluation.Settings settings = new FidelityEvaluation.Settings(
-                context, continuation, ratios, protection, noProbe ? List.of() : probeDepths, 32, 8, bootstrap, seed);
+        if (decode != null) {
+            chosen = chosen.stream()
+                    .filter(p -> !p.name().equals(EvalPolicy.ORACLE) || !policies.equalsIgnoreCase("all"))
+                    .toList();
+        }
+        FidelityEvaluation.Settings settings = decode != null
+                ? null
+                : new FidelityEvaluation.Settings(
+                        context,
+                        continuation,
+                        ratios,
+                        protection,
+                        noProbe ? List.of() : probeDepths,
+                        32,
+                        8,
+                        bootstrap,
+                        seed);
+        DecodeEvaluation.Settings decodeSettings = decode == null ? null : decodeSettings();
         if (!Files.exists(model)) {
             throw new NoSuchFileException(model.toString());
         }
         List<String> texts = docs == null ? null : Documents.read(docs);
-        // An unwritable --csv/--chart fails now, not after the whole run.
-        if (csv != null) {
-            AtomicFiles.checkWritable(csv, "--csv");
-        }
-        if (chart != null) {
-            AtomicFiles.checkWritable(chart, "--chart");
-        }
         VectorSupport.warning().ifPresent(err::println);
-        ModelOptions.warnAboveCores(err, threads);
         try (Model m = Model.load(model, new LoadOptions(threads, org.jacap.simd.Precision.NATIVE, null))) {
             Tokenizer tokenizer = m.tokenizer();
             Iterator<String> source = texts == null ? Documents.synthetic(seed) : Documents.once(texts);
-            List<int[]> windows = TokenWindows.cut(
-                    source,
-                    t -> tokenizer.encode(t, false, false),
-                    tokenizer.addBosByDefault() ? tokenizer.bosId() : -1,
-                    settings.windowLength(),
-                    documents);
+            int length = decode == null ? settings.windowLength() : decodeSettings.windowLength();
+            int bos = tokenizer.addBosByDefault() ? tokenizer.bosId() : -1;
+            List<int[]> windows =
+                    TokenWindows.cut(source, t -> tokenizer.encode(t, false, false), bos, length, documents);
             if (windows.isEmpty()) {
-                throw new JacapException(
-                        "the documents hold fewer tokens than one window (" + settings.windowLength() + ")");
+                throw new JacapException("the documents hold fewer tokens than one window (" + length + ")");
             }
-            FidelityEvaluation evaluation = new FidelityEvaluation(m, settings, chosen, storage);
             String description = "**" + model.getFileName() + "** · " + windows.size() + " documents ("
                     + (docs == null ? "synthetic stories, seed " + seed : String.valueOf(docs.getFileName()))
                     + (windows.size() < documents
                             ? "; only " + windows.size() + " of " + documents + " windows available"
                             : "")
-                    + ") · context " + context + " · continuation " + continuation
-                    + " · protection "
-                    + (protect == null
-                            ? "each policy's own"
-                            : protection.sinks() + " sinks + " + protection.recent() + " recent for all")
-                    + (settings.probeDepths().isEmpty() ? "" : " · probe depths " + settings.probeDepths())
-                    + " · KV storage " + storage.describe() + " · bootstrap " + bootstrap + ", seed " + seed;
+                    + ")";
             ProgressBar bar = new ProgressBar(err, "eval", Terminal.interactive());
-            EvalReport report;
+            EvalReport result;
             try {
-                report = evaluation.run(windows, description, bar);
+                if (decode != null) {
+                    description += " · decode mode: prefill " + decodeSettings.prefillTokens() + " + continuation "
+                            + decodeSettings.continuationTokens() + " under a budget of " + budget
+                            + " entries per (layer, KV head) · threads " + threads + " · bootstrap " + bootstrap
+                            + ", seed " + seed;
+                    result = new DecodeEvaluation(m, decodeSettings, chosen).run(windows, description, bar);
+                } else {
+                    List<Passkey.Trial> trials = new java.util.ArrayList<>();
+                    if (!noPasskey) {
+                        Passkey passkey = new Passkey(t -> tokenizer.encode(t, false, false), bos);
+                        for (int d = 0; d < windows.size(); d++) {
+                            trials.add(passkey.trial(context, passkeyDepths.get(d % passkeyDepths.size()), seed, d));
+                        }
+                    }
+                    description += " · context " + context + " · continuation " + continuation
+                            + " · protection "
+                            + (protect == null
+                                    ? "each policy's own"
+                                    : protection.sinks() + " sinks + " + protection.recent() + " recent for all")
+                            + (settings.probeDepths().isEmpty() ? "" : " · probe depths " + settings.probeDepths())
+                            + (noPasskey ? "" : " · passkey depths " + passkeyDepths + " in turn")
+                            + " · threads " + threads + " · bootstrap " + bootstrap + ", seed " + seed;
+                    result = new FidelityEvaluation(m, settings, chosen).run(windows, trials, description, bar);
+                }
             } finally {
                 bar.finish();
             }
-            out.print(report.markdown());
+            out.print(result.markdown());
             out.flush();
+            String title = "Eviction fidelity · " + model.getFileName();
             if (csv != null) {
-                AtomicFiles.writeString(csv, report.csv());
+                AtomicFiles.writeString(csv, result.csv());
             }
             if (chart != null) {
-                AtomicFiles.writeString(chart, report.chart("Eviction fidelity · " + model.getFileName()));
+                AtomicFiles.writeString(chart, result.chart(title));
+            }
+            if (report != null) {
+                writeReport(result, title);
             }
         }
         return 0;
+    }
+
+    private DecodeEvaluation.Settings decodeSettings() {
+        String[] parts = decode.split("\\+", -1);
+        int p;
+        int t;
+        try {
+            if (parts.length != 2) {
+                throw new NumberFormatException();
+            }
+            p = Integer.parseInt(parts[0].strip());
+            t = Integer.parseInt(parts[1].strip());
+        } catch (NumberFormatException e) {
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--decode expects PREFILL+CONTINUATION (e.g. 512+2048), got '" + decode + "'");
+        }
+        SamplingOptions.check(spec, p >= 2 && t >= 1, "--decode needs a prefill >= 2 and a continuation >= 1");
+        SamplingOptions.check(spec, budget >= 1, "--budget must be >= 1 (got " + budget + ")");
+        return new DecodeEvaluation.Settings(p, t, budget, bootstrap, seed);
+    }
+
+    /** The per-model Markdown report with its two charts and the CSV, named after the model file. */
+    private void writeReport(EvalReport result, String title) throws IOException {
+        Files.createDirectories(report);
+        String stem = model.getFileName().toString().replaceAll("\\.gguf$", "");
+        AtomicFiles.writeString(report.resolve(stem + "-kl.svg"), result.chart(title));
+        String retrieval = result.retrievalChart(title);
+        if (retrieval != null) {
+            AtomicFiles.writeString(report.resolve(stem + "-retrieval.svg"), retrieval);
+        }
+        AtomicFiles.writeString(report.resolve(stem + ".csv"), result.csv());
+        String md = "# Eviction evaluation · " + model.getFileName() + "\n\n" + result.markdown() + "\n"
+                + "![mean KL against the ratio](" + stem + "-kl.svg)\n"
+                + (retrieval == null ? "" : "![retrieval against the ratio](" + stem + "-retrieval.svg)\n");
+        AtomicFiles.writeString(report.resolve(stem + ".md"), md);
     }
 }

@@ -18,8 +18,8 @@ final class KvOptions {
             paramLabel = "NAME[:k=v,...]",
             description = {
                 "KV-cache eviction policy (default: none): none, random, streaming, knorm, keydiff, snapkv,"
-                        + " tova, h2o, expected, capkv, jacap, jacap-literal, greedy; parameters as in"
-                        + " jacap:tau=20 or snapkv:window=32. Needs --kv-ratio or --kv-budget."
+                        + " tova, h2o, expected, capkv, jacap, jacap-paper, jacap-literal, greedy; parameters as"
+                        + " in jacap-paper:tau=20 or snapkv:window=32. Needs --kv-ratio or --kv-budget."
             })
     String policy;
 

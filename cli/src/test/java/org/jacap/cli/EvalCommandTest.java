@@ -43,6 +43,7 @@ class EvalCommandTest {
                 "20",
                 "--protect",
                 "2,4",
+                "--no-passkey",
                 "-t",
                 "1",
                 "--csv",
@@ -102,6 +103,7 @@ class EvalCommandTest {
                 "--ratios",
                 "0.5",
                 "--no-probe",
+                "--no-passkey",
                 "--bootstrap",
                 "10",
                 "-t",
@@ -111,6 +113,69 @@ class EvalCommandTest {
                 .contains("(stories.txt; only ")
                 .contains("| streaming  |   0.5 |   12 |")
                 .doesNotContain("probe EM");
+    }
+
+    @Test
+    void passkeyAndReportWithBothCharts() throws Exception {
+        Path out = dir.resolve("report");
+        CliRun run = CliRun.of(
+                "eval",
+                "-m",
+                CliRun.stories(),
+                "-N",
+                "2",
+                "-c",
+                "256",
+                "--continuation",
+                "4",
+                "--policies",
+                "tova,jacap",
+                "--ratios",
+                "0.0,0.5",
+                "--no-probe",
+                "--passkey-depths",
+                "0.2,0.8",
+                "--bootstrap",
+                "10",
+                "-t",
+                "1",
+                "--report",
+                out.toString());
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("passkey depths [0.2, 0.8] in turn").contains("passkey [95% CI]");
+        assertThat(out.resolve("stories260K.md"))
+                .content()
+                .startsWith("# Eviction evaluation · stories260K.gguf")
+                .contains("![mean KL against the ratio](stories260K-kl.svg)")
+                .contains("![retrieval against the ratio](stories260K-retrieval.svg)");
+        assertThat(out.resolve("stories260K-retrieval.svg")).content().contains("passkey exact match");
+        assertThat(out.resolve("stories260K-kl.svg")).content().contains("mean KL");
+        assertThat(Files.readAllLines(out.resolve("stories260K.csv")).get(0)).contains(",passkey,passkey_lo,");
+    }
+
+    @Test
+    void decodeModeHoldsTheBudgetThroughTheContinuation() {
+        CliRun run = CliRun.of(
+                "eval",
+                "-m",
+                CliRun.stories(),
+                "-N",
+                "1",
+                "--decode",
+                "48+80",
+                "--budget",
+                "24",
+                "--policies",
+                "all",
+                "--bootstrap",
+                "10",
+                "-t",
+                "1");
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out())
+                .contains("decode mode: prefill 48 + continuation 80 under a budget of 24")
+                .doesNotContain("| oracle");
+        assertThat(run.out().lines()).anySatisfy(l -> assertThat(l).matches("\\| jacap +\\| 0\\.813 \\|   24 \\| .*"));
     }
 
     @Test
@@ -138,6 +203,24 @@ class EvalCommandTest {
                 .singleElement()
                 .asString()
                 .contains("contradict");
+        assertThat(CliRun.of("eval", "-m", model, "--decode", "512x2048").errLines())
+                .singleElement()
+                .asString()
+                .contains("--decode expects PREFILL+CONTINUATION");
+        assertThat(CliRun.of("eval", "-m", model, "--decode", "64+64", "--ratios", "0.5")
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("--ratios does not apply");
+        assertThat(CliRun.of("eval", "-m", model, "--decode", "64+64", "--policies", "oracle")
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("leave it out of decode mode");
+        assertThat(CliRun.of("eval", "-m", model, "-c", "30", "--no-probe").errLines())
+                .singleElement()
+                .asString()
+                .contains("passkey context of 30 tokens is too short");
         assertThat(CliRun.of("eval", "-m", model, "--docs", dir.resolve("none").toString())
                         .errLines())
                 .singleElement()

@@ -31,7 +31,7 @@ class KvOptionsTest {
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("Once upon a time");
         assertThat(r.err())
-                .contains("KV policy = jacap:n_sink=4,tau=10.0")
+                .contains("KV policy = jacap:relevance=")
                 .contains("/ uniform, ratio 0.5")
                 .contains("KV cache =")
                 .contains("eviction time =")

@@ -10,6 +10,7 @@ public final class CellAccumulator {
     private final double ratio;
     private final List<DocumentFidelity> fidelity = new ArrayList<>();
     private final List<ProbeScore> probes = new ArrayList<>();
+    private final List<ProbeScore> passkeys = new ArrayList<>();
     private int keptPerHead = -1;
     private long scoringNanos;
 
@@ -27,9 +28,17 @@ public final class CellAccumulator {
     }
 
     public void add(DocumentFidelity doc, ProbeScore probe, int kept, long scoringNanos) {
+        add(doc, probe, null, kept, scoringNanos);
+    }
+
+    /** One document; {@code probe} and {@code passkey} are null when those tasks do not run. */
+    public void add(DocumentFidelity doc, ProbeScore probe, ProbeScore passkey, int kept, long scoringNanos) {
         fidelity.add(doc);
         if (probe != null) {
             probes.add(probe);
+        }
+        if (passkey != null) {
+            passkeys.add(passkey);
         }
         // Documents share one context length, so the budget is the same for all.
         keptPerHead = kept;
@@ -85,6 +94,14 @@ public final class CellAccumulator {
                     bootstrap.mean(
                             probes.stream().mapToDouble(ProbeScore::meanLogProb).toArray()));
         }
+        Estimate passkey = null;
+        if (!passkeys.isEmpty()) {
+            if (passkeys.size() != n) {
+                throw new IllegalStateException("passkey ran on " + passkeys.size() + " of " + n + " documents");
+            }
+            passkey = bootstrap.mean(
+                    passkeys.stream().mapToDouble(ProbeScore::exactMatch).toArray());
+        }
         return new CellSummary(
                 policy,
                 ratio,
@@ -94,6 +111,7 @@ public final class CellAccumulator {
                 bootstrap.mean(top1),
                 bootstrap.mean(dNll),
                 probe,
+                passkey,
                 scoringNanos / 1e6 / n);
     }
 }

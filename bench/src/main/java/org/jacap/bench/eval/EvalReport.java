@@ -43,6 +43,9 @@ public record EvalReport(String description, List<CellSummary> cells) {
             "probe_logp",
             "probe_logp_lo",
             "probe_logp_hi",
+            "passkey",
+            "passkey_lo",
+            "passkey_hi",
             "scoring_ms");
 
     public EvalReport {
@@ -64,6 +67,10 @@ public record EvalReport(String description, List<CellSummary> cells) {
             columns.add(Column.right("probe acc", 9));
             columns.add(Column.right("probe log p", 11));
         }
+        boolean passkey = cells.stream().anyMatch(c -> c.passkey() != null);
+        if (passkey) {
+            columns.add(Column.right("passkey [95% CI]", 22));
+        }
         columns.add(Column.right("score ms", 8));
         TextTable t = new TextTable(columns);
         for (CellSummary c : cells) {
@@ -80,6 +87,9 @@ public record EvalReport(String description, List<CellSummary> cells) {
                 row.add(p == null ? "" : Units.fixed(p.exactMatch().value(), 3));
                 row.add(p == null ? "" : Units.fixed(p.tokenAccuracy().value(), 3));
                 row.add(p == null ? "" : Units.fixed(p.meanLogProb().value(), 3));
+            }
+            if (passkey) {
+                row.add(c.passkey() == null ? "" : c.passkey().format(3));
             }
             row.add(Units.fixed(c.scoringMillis(), 2));
             t.row(row);
@@ -104,6 +114,13 @@ public record EvalReport(String description, List<CellSummary> cells) {
                     f.add("");
                 }
             }
+            if (c.passkey() != null) {
+                add(f, c.passkey());
+            } else {
+                f.add("");
+                f.add("");
+                f.add("");
+            }
             f.add(Units.fixed(c.scoringMillis(), 4));
             sb.append(Csv.line(f));
         }
@@ -112,14 +129,31 @@ public record EvalReport(String description, List<CellSummary> cells) {
 
     /** Mean KL (with its 95% interval as error bars) against the ratio, one line per policy; the reference is left out. */
     public String chart(String title) {
+        return chart(title, "mean KL(full ‖ compressed), nats/token", CellSummary::meanKl);
+    }
+
+    /**
+     * Retrieval against the ratio: the passkey exact-match rate when the passkey task ran, else the
+     * probe's token accuracy; null when neither ran.
+     */
+    public String retrievalChart(String title) {
+        if (cells.stream().anyMatch(c -> c.passkey() != null)) {
+            return chart(title, "passkey exact match (fraction of trials)", CellSummary::passkey);
+        }
+        if (cells.stream().anyMatch(c -> c.probe() != null)) {
+            return chart(title, "retrieval probe token accuracy", c -> c.probe().tokenAccuracy());
+        }
+        return null;
+    }
+
+    private String chart(String title, String yLabel, java.util.function.Function<CellSummary, Estimate> metric) {
         Map<String, List<CellSummary>> byPolicy = new LinkedHashMap<>();
         for (CellSummary c : cells) {
             if (c.ratio() > 0) {
                 byPolicy.computeIfAbsent(c.policy(), k -> new ArrayList<>()).add(c);
             }
         }
-        SvgLineChart chart = new SvgLineChart(
-                title, "compression ratio (fraction of KV entries removed)", "mean KL(full ‖ compressed), nats/token");
+        SvgLineChart chart = new SvgLineChart(title, "compression ratio (fraction of KV entries removed)", yLabel);
         byPolicy.forEach((policy, list) -> {
             List<CellSummary> sorted = list.stream()
                     .sorted(java.util.Comparator.comparingDouble(CellSummary::ratio))
@@ -131,10 +165,11 @@ public record EvalReport(String description, List<CellSummary> cells) {
             double[] hi = new double[n];
             for (int i = 0; i < n; i++) {
                 CellSummary c = sorted.get(i);
+                Estimate e = metric.apply(c);
                 x[i] = c.ratio();
-                y[i] = c.meanKl().value();
-                lo[i] = c.meanKl().low();
-                hi[i] = c.meanKl().high();
+                y[i] = e.value();
+                lo[i] = e.low();
+                hi[i] = e.high();
             }
             chart.add(new SvgLineChart.Series(policy, x, y, lo, hi));
         });

@@ -11,7 +11,6 @@ import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
 import org.jacap.bench.report.Units;
 import org.jacap.kv.KvCache;
-import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
 import org.jacap.kv.eviction.CompressionResult;
 import org.jacap.kv.eviction.EvictionObserver;
@@ -37,10 +36,6 @@ import org.jacap.model.Model;
  * Track A compares p and q (KL, top-1, ΔNLL). Track B, the retrieval probe, writes a random span
  * S into C at each depth and, after compression, feeds S: does the model still complete S from
  * its first tokens? Intervals come from one paired bootstrap over documents.
- *
- * <p>With a KV storage type other than f32 the reference stays f32; a second prefill stores C as
- * that type, the policies compress copies of it, and one more row (the type's name, ratio 0)
- * shows what the storage costs alone.
  */
 public final class FidelityEvaluation {
     private static final StatisticsSpec ATTENTION = StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED);
@@ -111,16 +106,8 @@ public final class FidelityEvaluation {
     private final List<StatisticsSpec> groups = new ArrayList<>();
 
     private final int[] groupOf;
-    /** How the compressed runs store keys and values (the reference is always f32). */
-    private final KvCacheTypes storage;
 
     public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
-        this(model, settings, policies, KvCacheTypes.F32);
-    }
-
-    /** The same with the compressed runs' cache stored as {@code storage}. */
-    public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies, KvCacheTypes storage) {
-        this.storage = storage;
         this.model = model;
         this.settings = settings;
         this.policies = List.copyOf(policies);
@@ -153,8 +140,13 @@ public final class FidelityEvaluation {
 
     /** Progress units {@link #run} reports for {@code documents} documents. */
     public long workUnits(int documents) {
-        long cells = (long) policies.size() * settings.ratios().size() + (storedApart() ? 1 : 0);
-        return documents * (1 + cells) * (1 + settings.probeDepths().size());
+        return workUnits(documents, false);
+    }
+
+    /** The same with one passkey trial per document or not. */
+    public long workUnits(int documents, boolean passkey) {
+        long cells = (long) policies.size() * settings.ratios().size();
+        return documents * (1 + cells) * (1 + settings.probeDepths().size() + (passkey ? 1 : 0));
     }
 
     /**
@@ -163,6 +155,24 @@ public final class FidelityEvaluation {
      * @param description first line of the report (model, documents, settings)
      */
     public EvalReport run(List<int[]> windows, String description, Progress progress) {
+        return run(windows, List.of(), description, progress);
+    }
+
+    /**
+     * The same, with the passkey task: one trial per window (empty: no passkey), each with a context
+     * of {@link Settings#contextTokens()} tokens.
+     */
+    public EvalReport run(List<int[]> windows, List<Passkey.Trial> passkeys, String description, Progress progress) {
+        if (!passkeys.isEmpty() && passkeys.size() != windows.size()) {
+            throw new IllegalArgumentException(
+                    passkeys.size() + " passkey trials for " + windows.size() + " windows; give one per window");
+        }
+        for (Passkey.Trial t : passkeys) {
+            if (t.context() != settings.contextTokens()) {
+                throw new IllegalArgumentException(
+                        "passkey context of " + t.context() + " tokens, expected " + settings.contextTokens());
+            }
+        }
         if (windows.isEmpty()) {
             throw new JacapException("no evaluation documents: the text is shorter than one window of "
                     + settings.windowLength() + " tokens");
@@ -175,14 +185,13 @@ public final class FidelityEvaluation {
         }
         int[] probeVocabulary = settings.probeDepths().isEmpty() ? null : probeVocabulary(windows);
         CellAccumulator full = new CellAccumulator("full", 0);
-        CellAccumulator stored = storedApart() ? new CellAccumulator(storage.describe() + " cache", 0) : null;
         Map<String, CellAccumulator> cells = new LinkedHashMap<>();
         for (EvalPolicy p : policies) {
             for (double r : settings.ratios()) {
                 cells.put(key(p.name(), r), new CellAccumulator(p.name(), r));
             }
         }
-        long total = workUnits(windows.size());
+        long total = workUnits(windows.size(), !passkeys.isEmpty());
         long[] done = {0};
         double fullNll = 0;
         for (int d = 0; d < windows.size(); d++) {
@@ -196,17 +205,30 @@ public final class FidelityEvaluation {
                 probes.add(
                         runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
             }
-            fullNll += fidelity.full().meanNll();
-            full.add(fidelity.full().fidelity(), probeOf(probes, -1), settings.contextTokens(), 0);
-            if (stored != null) {
-                stored.add(fidelity.stored().fidelity(), probeOf(probes, -2), settings.contextTokens(), 0);
+            DocumentRun passkey = null;
+            Passkey.Trial trial = passkeys.isEmpty() ? null : passkeys.get(d);
+            if (trial != null) {
+                int[] t = trial.tokens();
+                passkey = runDocument(t, t.length - trial.context() - 1, done, total, what + " (passkey)", progress);
             }
+            fullNll += fidelity.full().meanNll();
+            full.add(
+                    fidelity.full().fidelity(),
+                    probeOf(probes, -1),
+                    passkeyOf(passkey, trial, -1),
+                    settings.contextTokens(),
+                    0);
             int cell = 0;
             for (EvalPolicy p : policies) {
                 for (double r : settings.ratios()) {
                     Outcome o = fidelity.outcomes().get(cell);
                     cells.get(key(p.name(), r))
-                            .add(o.fidelity(), probeOf(probes, cell), settings.kept(r), o.scoringNanos());
+                            .add(
+                                    o.fidelity(),
+                                    probeOf(probes, cell),
+                                    passkeyOf(passkey, trial, cell),
+                                    settings.kept(r),
+                                    o.scoringNanos());
                     cell++;
                 }
             }
@@ -215,9 +237,6 @@ public final class FidelityEvaluation {
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
         List<CellSummary> summaries = new ArrayList<>();
         summaries.add(full.summarize(bootstrap));
-        if (stored != null) {
-            summaries.add(stored.summarize(bootstrap));
-        }
         for (CellAccumulator c : cells.values()) {
             summaries.add(c.summarize(bootstrap));
         }
@@ -233,12 +252,7 @@ public final class FidelityEvaluation {
             double meanNll,
             long scoringNanos) {}
 
-    /** {@code stored}: the uncompressed cache in the storage type (null when that is f32). */
-    private record DocumentRun(Outcome full, Outcome stored, List<Outcome> outcomes) {}
-
-    private boolean storedApart() {
-        return !storage.equals(KvCacheTypes.F32);
-    }
+    private record DocumentRun(Outcome full, List<Outcome> outcomes) {}
 
     /**
      * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
@@ -246,23 +260,16 @@ public final class FidelityEvaluation {
      */
     private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
         int n = settings.contextTokens();
-        int capacity = n + Math.max(settings.continuationTokens() + 1, settings.probeSpan());
-        InferenceState base = model.newState(capacity);
-        // the policies' prefill: the reference itself, or a second one storing the cache as the type
-        InferenceState stored = storedApart() ? model.newState(capacity, storage) : base;
+        InferenceState base = model.newState(window.length);
         List<EvictionObserver> observers = new ArrayList<>();
         for (StatisticsSpec spec : groups) {
-            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, stored, spec));
+            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
         }
         List<EvictionObserver> active =
                 observers.stream().filter(o -> o != null).toList();
-        stored.setObserver(
-                active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
-        model.forward(stored, window, 0, n, false);
-        stored.setObserver(null);
-        if (stored != base) {
-            model.forward(base, window, 0, n, false);
-        }
+        base.setObserver(active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
+        model.forward(base, window, 0, n, false);
+        base.setObserver(null);
 
         InferenceState reference = base.copy();
         EvictionObserver attention = KvCompressor.observe(model, reference, ATTENTION);
@@ -275,31 +282,26 @@ public final class FidelityEvaluation {
         FutureAttentionMass mass = FutureAttentionMass.fromStatistics(perLayer, n);
         Outcome full = compare(p, p, window, n, forced, 0);
         progress.update(++done[0], total, what);
-        Outcome storedOnly = null;
-        if (stored != base) {
-            storedOnly = compare(p, model.forward(stored.copy(), window, n, forced, true), window, n, forced, 0);
-            progress.update(++done[0], total, what);
-        }
 
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
             EvictionObserver observer = observers.get(groupOf[i]);
+            // score once per policy; every ratio cuts the same ranking (what compress() would keep at each)
+            InferenceState prepared = base.copy();
+            KvCompressor compressor = KvCompressor.forModel(model, policy.forDocument(mass, settings.protection()));
+            KvCompressor.Ranking ranking =
+                    compressor.rank(prepared.kvCache(), observer == null ? null : observer.copy(), prepared.position());
             for (double r : settings.ratios()) {
-                InferenceState s = stored.copy();
-                CompressionResult result = KvCompressor.compress(
-                        model,
-                        s,
-                        observer == null ? null : observer.copy(),
-                        policy.forDocument(mass, settings.protection()),
-                        Budget.ratio(r));
+                InferenceState s = prepared.copy();
+                CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
                 float[] q = model.forward(s, window, n, forced, true);
                 outcomes.add(compare(p, q, window, n, forced, result.scoringNanos()));
                 progress.update(++done[0], total, what);
             }
         }
-        return new DocumentRun(full, storedOnly, outcomes);
+        return new DocumentRun(full, outcomes);
     }
 
     private Outcome compare(float[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
@@ -319,12 +321,9 @@ public final class FidelityEvaluation {
         return new Outcome(DocumentFidelity.of(scores), hits, logProbs, nll / forced, scoringNanos);
     }
 
-    /** Every policy is promised the same budget where attention is global: hold each one to it. */
+    /** Every policy is promised the same budget: hold each one to it. */
     private static void checkBudget(KvCache cache, int kept, String policy) {
         for (int l = 0; l < cache.layers(); l++) {
-            if (cache.isWindowed(l)) {
-                continue; // a sliding-window layer holds its window, whatever the policy
-            }
             for (int h = 0; h < cache.kvHeads(); h++) {
                 if (cache.length(l, h) > kept) {
                     throw new IllegalStateException(policy + " kept " + cache.length(l, h) + " entries in layer " + l
@@ -334,7 +333,7 @@ public final class FidelityEvaluation {
         }
     }
 
-    /** The probe score of one cell (−1: the full cache, −2: the stored uncompressed one), averaged over depths; null without a probe. */
+    /** The probe score of one cell (−1: the full cache), averaged over depths; null without a probe. */
     private ProbeScore probeOf(List<DocumentRun> probes, int cell) {
         if (probes.isEmpty()) {
             return null;
@@ -342,15 +341,26 @@ public final class FidelityEvaluation {
         List<ProbeScore> perDepth = new ArrayList<>();
         int from = settings.probePrompt() - 1; // input S[prompt−1] predicts S[prompt], the first scored token
         for (DocumentRun run : probes) {
-            Outcome o = cell == -1
-                    ? run.full()
-                    : cell == -2 ? run.stored() : run.outcomes().get(cell);
+            Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
             boolean[] hits = o.top1Hits();
             double[] lp = o.targetLogProbs();
             perDepth.add(ProbeScore.of(
                     Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
         }
         return ProbeScore.mean(perDepth);
+    }
+
+    /** The passkey answer's score in one cell (−1: the full cache); null without the task. */
+    private static ProbeScore passkeyOf(DocumentRun run, Passkey.Trial trial, int cell) {
+        if (run == null) {
+            return null;
+        }
+        Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+        boolean[] hits = o.top1Hits();
+        double[] lp = o.targetLogProbs();
+        return ProbeScore.of(
+                Arrays.copyOfRange(hits, trial.answerFrom(), hits.length),
+                Arrays.copyOfRange(lp, trial.answerFrom(), lp.length));
     }
 
     /**

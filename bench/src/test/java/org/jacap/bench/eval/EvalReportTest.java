@@ -79,8 +79,8 @@ class EvalReportTest {
     void csvHasAllIntervals() {
         List<String> lines = report().csv().lines().toList();
         assertThat(lines).hasSize(6);
-        assertThat(lines.get(0).split(",")).hasSize(25);
-        assertThat(lines.get(2).split(",")).hasSize(25);
+        assertThat(lines.get(0).split(",")).hasSize(28);
+        assertThat(lines.get(2).split(",")).hasSize(28);
         assertThat(lines.get(2)).startsWith("oracle,0.5,32,0.11666666666666665,");
     }
 

@@ -131,6 +131,49 @@ class FidelityEvaluationTest {
     }
 
     @Test
+    void passkeyAtRatioZeroScoresAsTheFullCacheAndNeedsOneTrialPerWindow() {
+        FidelityEvaluation.Settings s =
+                new FidelityEvaluation.Settings(256, 4, List.of(0.0, 0.9), Protection.NONE, List.of(), 12, 4, 50, 9);
+        List<int[]> w = windows(s, 2);
+        Tokenizer tok = model.tokenizer();
+        Passkey passkey = new Passkey(t -> tok.encode(t, false, false), tok.bosId());
+        List<Passkey.Trial> trials = List.of(passkey.trial(256, 0.1, 9, 0), passkey.trial(256, 0.9, 9, 1));
+        FidelityEvaluation e = new FidelityEvaluation(model, s, EvalPolicy.parseList("streaming,tova"));
+        EvalReport r = e.run(w, trials, "pk", Progress.NONE);
+        CellSummary full = r.cells().get(0);
+        assertThat(full.passkey()).isNotNull();
+        for (CellSummary c : r.cells()) {
+            assertThat(c.passkey().value()).isBetween(0.0, 1.0);
+            if (c.ratio() == 0) {
+                assertThat(c.passkey().value()).isEqualTo(full.passkey().value());
+            }
+        }
+        assertThat(r.markdown()).contains("passkey [95% CI]");
+        assertThatThrownBy(() -> e.run(w, trials.subList(0, 1), "pk", Progress.NONE))
+                .hasMessageContaining("give one per window");
+    }
+
+    @Test
+    void decodeModeWithARoomyBudgetIsTheFullCacheAndATightOneLoses() {
+        DecodeEvaluation.Settings roomy = new DecodeEvaluation.Settings(40, 70, 200, 20, 3);
+        Tokenizer tok = model.tokenizer();
+        List<int[]> w = TokenWindows.cut(
+                Documents.synthetic(5), t -> tok.encode(t, false, false), tok.bosId(), roomy.windowLength(), 2);
+        EvalReport r = new DecodeEvaluation(model, roomy, EvalPolicy.parseList("tova")).run(w, "d", Progress.NONE);
+        // no event ever fires: the same computation in other chunk sizes, so only float rounding differs
+        assertThat(r.cells().get(1).meanKl().value()).isCloseTo(0, within(1e-9));
+        DecodeEvaluation.Settings tight = new DecodeEvaluation.Settings(40, 70, 16, 20, 3);
+        EvalReport t =
+                new DecodeEvaluation(model, tight, EvalPolicy.parseList("tova,knorm")).run(w, "d", Progress.NONE);
+        assertThat(t.cells()).extracting(CellSummary::keptPerHead).containsExactly(110, 16, 16);
+        assertThat(t.cells().get(1).meanKl().value()).isPositive();
+        assertThat(t.cells().get(1).ratio()).isCloseTo(1 - 16.0 / 110, within(1e-12));
+        assertThatThrownBy(() -> new DecodeEvaluation(model, tight, EvalPolicy.parseList("oracle")))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("decode mode");
+    }
+
+    @Test
     void settingsAndPoliciesAreChecked() {
         assertThatThrownBy(() -> settings(List.of(1.0), List.of())).hasMessageContaining("[0, 1)");
         assertThatThrownBy(() -> settings(List.of(0.5), List.of(1.5))).hasMessageContaining("probe depths");
@@ -164,6 +207,7 @@ class FidelityEvaluationTest {
                         "expected",
                         "capkv",
                         "jacap",
+                        "jacap-paper",
                         "jacap-literal",
                         "oracle")
                 .doesNotContain("none");

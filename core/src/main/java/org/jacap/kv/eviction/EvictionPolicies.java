@@ -13,7 +13,8 @@ import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
  * The policy registry: parses {@code name[:key=value,...]} specs, e.g. {@code capkv},
- * {@code jacap:tau=20,normalize=false}, {@code snapkv:window=32}, {@code pyramid:beta=20}.
+ * {@code jacap-paper:tau=20,normalize=false}, {@code jacap:relevance=tova,share=0.75},
+ * {@code snapkv:window=32}, {@code pyramid:beta=20}.
  * Every evicting scorer also takes {@code protect_sinks=S,protect_recent=R} (see {@link ProtectedScorer}).
  * Unknown names and keys fail with a message listing the valid ones.
  */
@@ -50,12 +51,13 @@ public final class EvictionPolicies {
             new Entry("h2o", s -> new ObservedAttentionScorer(), "observed_attention", "observed"),
             new Entry("expected", EvictionPolicies::expected, "expected_attention"),
             new Entry("capkv", EvictionPolicies::capkv),
-            new Entry("jacap", s -> jacap(s, JacapScorer.defaults())),
+            new Entry("jacap", EvictionPolicies::fusedJacap),
+            new Entry("jacap-paper", s -> jacap(s, JacapScorer.defaults()), "jacap_paper"),
             new Entry("jacap-literal", s -> jacap(s, JacapScorer.literal()), "jacap_literal"),
             new Entry(
                     "greedy",
                     s -> new GreedyLogDetScorer(
-                            s.choice("jacap", List.of("capkv", "jacap"), "weights")
+                            s.choice("jacap-paper", List.of("capkv", "jacap-paper", "jacap"), "weights")
                                             .equals("capkv")
                                     ? CapKvScorer.defaults()
                                     : JacapScorer.defaults(),
@@ -158,6 +160,34 @@ public final class EvictionPolicies {
                 s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
                 s.real(d.sinkBonus(), "sink_bonus"),
                 ablation(s));
+    }
+
+    private static KvScorer fusedJacap(Spec s) {
+        FusedJacapScorer d = FusedJacapScorer.defaults();
+        return new FusedJacapScorer(
+                relevance(s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"), (int)
+                        s.integer(32, "window")),
+                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "none"), "capacity")),
+                s.real(d.share(), "share"),
+                (int) s.integer(d.sinks(), "sinks", "n_sink"),
+                (int) s.integer(d.recent(), "recent"));
+    }
+
+    private static KvScorer relevance(String name, int window) {
+        return switch (name) {
+            case "snapkv" -> new SnapKvScorer(window, SnapKvScorer.DEFAULT_KERNEL);
+            case "tova" -> new TovaScorer();
+            case "h2o" -> new ObservedAttentionScorer();
+            default -> null;
+        };
+    }
+
+    private static KvScorer capacity(String name) {
+        return switch (name) {
+            case "jacap-paper" -> JacapScorer.defaults();
+            case "capkv" -> CapKvScorer.defaults();
+            default -> null;
+        };
     }
 
     private static CapacityAblation ablation(Spec s) {

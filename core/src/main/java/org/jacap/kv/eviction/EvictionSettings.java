@@ -115,7 +115,7 @@ public record EvictionSettings(
         return policy.allocator().maxKeptPerHead(budget, kvHeads) + slack;
     }
 
-    /** E.g. {@code jacap:n_sink=4,tau=10.0,... / uniform, budget 128 + slack 16}. */
+    /** E.g. {@code jacap-paper:n_sink=4,tau=10.0,... / uniform, budget 128 + slack 16}. */
     public String describe() {
         StringBuilder b = new StringBuilder(policy.describe());
         if (ratio > 0) {

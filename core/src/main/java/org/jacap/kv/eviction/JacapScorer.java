@@ -50,12 +50,12 @@ public record JacapScorer(
 
     @Override
     public String name() {
-        return normalize ? "jacap" : "jacap-literal";
+        return normalize ? "jacap-paper" : "jacap-literal";
     }
 
     @Override
     public String spec() {
-        return "jacap:n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",normalize=" + normalize
+        return name() + ":n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",normalize=" + normalize
                 + ",divide_by_d=" + divideByD + ",sink_bonus=" + sinkBonus
                 + (fullCovariance ? ",covariance=full" : "") + ablation.specSuffix();
     }

@@ -161,6 +161,81 @@ public final class KvCompressor {
     }
 
     /**
+     * Scores every layer once, for {@link #retain} to cut at any number of budgets (evaluation:
+     * one scoring per policy, reused for every ratio). Drops the dead sliding-window entries from
+     * {@code cache} first, so the scores index its entries as they are after this call; the cache
+     * is otherwise untouched. A budget-independent scorer ranks entries the same whatever the
+     * budget, so {@code rank} then {@code retain} keeps exactly what {@link #compress} keeps.
+     */
+    public Ranking rank(KvCache cache, EvictionObserver observer, long nextPosition) {
+        if (observer != null && !observer.spec().covers(policy.statistics())) {
+            throw new JacapException("the observer gathered " + observer.spec() + ", but policy '"
+                    + policy.scorer().name() + "' needs " + policy.statistics());
+        }
+        long t0 = System.nanoTime();
+        double[][][] scores = new double[layers.size()][][];
+        QueryStatistics[] stats = new QueryStatistics[layers.size()];
+        for (int l = 0; l < layers.size(); l++) {
+            LayerGeometry geometry = layers.get(l);
+            AttentionShape shape = geometry.shape();
+            checkCache(cache, shape);
+            stats[l] = statistics(observer, l);
+            if (stats[l] == null) {
+                stats[l] = emptyStatistics(l);
+            }
+            dropDeadEntries(cache, l, geometry, stats[l], nextPosition);
+            if (policy.evicts() && !geometry.isSliding()) { // a window layer only loses its dead entries
+                KvHeadRows[] heads = snapshot(cache, l, shape);
+                scores[l] = policy.scorer()
+                        .score(new LayerSnapshot(
+                                l, layers.size(), shape, heads, futureRotation(l, nextPosition), stats[l]));
+                layersScored++;
+            }
+        }
+        long spent = System.nanoTime() - t0;
+        scoringNanos += spent;
+        return new Ranking(scores, entries(cache), spent);
+    }
+
+    /**
+     * Keeps, in every layer of {@code cache} (as {@link #rank} left it, or a copy), the entries the
+     * policy's allocator picks from the ranking for {@code budget}. Statistics are not compacted:
+     * the evaluation teacher-forces after this without an observer.
+     */
+    public CompressionResult retain(KvCache cache, Ranking ranking, Budget budget) {
+        long t0 = System.nanoTime();
+        long before = entries(cache);
+        if (before != ranking.entries()) {
+            throw new JacapException("the cache holds " + before + " entries, the ranking scored " + ranking.entries());
+        }
+        for (int l = 0; l < layers.size(); l++) {
+            double[][] s = ranking.scores()[l];
+            if (s == null) {
+                continue;
+            }
+            int[][] kept = policy.allocator().select(copyOf(s), budget, l, layers.size());
+            for (int g = 0; g < kept.length; g++) {
+                entriesEvicted += cache.length(l, g) - kept[g].length;
+                cache.retain(l, g, kept[g]);
+            }
+        }
+        long spent = System.nanoTime() - t0;
+        return new CompressionResult(
+                before, entries(cache), cache.bytesInUse(), cache.bytesAllocated(), ranking.nanos() + spent, spent);
+    }
+
+    /** Per layer, per KV head, per entry scores of one {@link #rank} call; {@code entries} over all heads. */
+    public record Ranking(double[][][] scores, long entries, long nanos) {}
+
+    private static double[][] copyOf(double[][] s) {
+        double[][] c = new double[s.length][];
+        for (int g = 0; g < s.length; g++) {
+            c[g] = s[g].clone();
+        }
+        return c;
+    }
+
+    /**
      * Compresses one layer to {@code budget}: a sliding-window layer only loses its dead entries; a
      * global one is scored and keeps the policy's choice. Returns the number of entries removed over the layer's heads.
      */

@@ -18,6 +18,7 @@ public sealed interface KvScorer
                 ExpectedAttentionScorer,
                 CapKvScorer,
                 JacapScorer,
+                FusedJacapScorer,
                 FutureAttentionOracle,
                 ProtectedScorer,
                 GreedyLogDetScorer {

@@ -72,9 +72,9 @@ class EvictionAblationTest {
     @Test
     void groupMaxTakesTheLargestHeadScore() {
         LayerSnapshot s = new SyntheticLayer(21, 4, 2, 40, 8).snapshot(SyntheticLayer.everything(4, 8));
-        for (KvScorer scorer :
-                new KvScorer[] {EvictionPolicies.scorer("capkv:group=max"), EvictionPolicies.scorer("jacap:group=max")
-                }) {
+        for (KvScorer scorer : new KvScorer[] {
+            EvictionPolicies.scorer("capkv:group=max"), EvictionPolicies.scorer("jacap-paper:group=max")
+        }) {
             double[][] scores = new double[2][];
             Map<String, double[][]> t = trace(scorer, s, 4, scores);
             for (int g = 0; g < 2; g++) {
@@ -90,7 +90,7 @@ class EvictionAblationTest {
     @Test
     void sinksInThePoolStillProtected() {
         LayerSnapshot s = new SyntheticLayer(22, 4, 2, 40, 8).snapshot(SyntheticLayer.everything(4, 8));
-        for (String spec : new String[] {"capkv:include_sinks=true", "jacap:include_sinks=true"}) {
+        for (String spec : new String[] {"capkv:include_sinks=true", "jacap-paper:include_sinks=true"}) {
             KvScorer scorer = EvictionPolicies.scorer(spec);
             double[][] scores = new double[2][];
             Map<String, double[][]> t = trace(scorer, s, 4, scores);
@@ -117,7 +117,7 @@ class EvictionAblationTest {
     void fullCovarianceKappaIsTheQuadraticForm() {
         SyntheticLayer layer = new SyntheticLayer(23, 2, 1, 30, 8);
         LayerSnapshot s = layer.snapshot(SyntheticLayer.everything(4, 8));
-        JacapScorer scorer = (JacapScorer) EvictionPolicies.scorer("jacap:covariance=full");
+        JacapScorer scorer = (JacapScorer) EvictionPolicies.scorer("jacap-paper:covariance=full");
         assertTrue(scorer.statistics().needs(QueryStatistic.PRE_ROPE_COVARIANCE));
         double[][] scores = new double[1][];
         Map<String, double[][]> t = trace(scorer, s, 2, scores);
@@ -156,7 +156,9 @@ class EvictionAblationTest {
     @Test
     void ablationSpecsRoundTrip() {
         for (String spec : new String[] {
-            "capkv:ridge=0.1,group=max,include_sinks=true", "jacap:covariance=full,ridge=10", "jacap-literal:group=max"
+            "capkv:ridge=0.1,group=max,include_sinks=true",
+            "jacap-paper:covariance=full,ridge=10",
+            "jacap-literal:group=max"
         }) {
             KvScorer scorer = EvictionPolicies.scorer(spec);
             assertEquals(scorer, EvictionPolicies.scorer(scorer.spec()), spec);
@@ -196,7 +198,7 @@ class EvictionAblationTest {
     void greedyLogDetFollowsTheDefinition() {
         SyntheticLayer layer = new SyntheticLayer(25, 1, 1, 24, 6);
         LayerSnapshot s = layer.snapshot(SyntheticLayer.everything(4, 8));
-        for (String base : new String[] {"capkv", "jacap"}) {
+        for (String base : new String[] {"capkv", "jacap-paper"}) {
             GreedyLogDetScorer greedy = (GreedyLogDetScorer) EvictionPolicies.scorer("greedy:weights=" + base);
             assertEquals(greedy, EvictionPolicies.scorer(greedy.spec()));
             double[][] w = new double[1][];

@@ -102,7 +102,8 @@ final class EvictionFixture {
 
     /** The scorer the fixture's params describe, through the registry's spec parser. */
     KvScorer scorer(String policy) {
-        StringBuilder spec = new StringBuilder(policy);
+        // the fixtures' "jacap" is the paper's form, registered as jacap-paper since jacap became the fused default
+        StringBuilder spec = new StringBuilder(policy.equals("jacap") ? "jacap-paper" : policy);
         JsonNode p = params(policy);
         char sep = ':';
         if (p != null) {

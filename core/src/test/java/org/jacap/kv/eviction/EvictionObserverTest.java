@@ -81,7 +81,7 @@ class EvictionObserverTest {
     }
 
     private static StatisticsSpec everything() {
-        return EvictionPolicies.policy("jacap", "uniform")
+        return EvictionPolicies.policy("jacap-paper", "uniform")
                 .statistics()
                 .union(EvictionPolicies.policy("expected:covariance=true", "uniform")
                         .statistics())

@@ -28,7 +28,7 @@ class EvictionRegistryTest {
     @Test
     void defaultsAreTheSpecDefaults() {
         assertEquals(new CapKvScorer(4, 5.0, 1e-6, 1.0), EvictionPolicies.scorer("capkv"));
-        assertEquals(new JacapScorer(4, 10.0, 1e-6, true, true, 1.0), EvictionPolicies.scorer("jacap"));
+        assertEquals(new JacapScorer(4, 10.0, 1e-6, true, true, 1.0), EvictionPolicies.scorer("jacap-paper"));
         assertEquals(new JacapScorer(4, 10.0, 1e-6, false, true, 1.0), EvictionPolicies.scorer("jacap-literal"));
         assertEquals(new ExpectedAttentionScorer(4, 0.01, true, true), EvictionPolicies.scorer("expected"));
         assertEquals(new SnapKvScorer(64, 5), EvictionPolicies.scorer("snapkv"));
@@ -40,7 +40,7 @@ class EvictionRegistryTest {
     void parametersAndAliases() {
         assertEquals(
                 new JacapScorer(4, 20.0, 1e-6, false, true, 1.0),
-                EvictionPolicies.scorer("jacap:tau=20,normalize=false"));
+                EvictionPolicies.scorer("jacap-paper:tau=20,normalize=false"));
         assertEquals(new SnapKvScorer(32, 5), EvictionPolicies.scorer("snapkv:window=32"));
         assertEquals(new SnapKvScorer(16, 7), EvictionPolicies.scorer(" SnapKV : window_size = 16 , kernel-size=7 "));
         assertEquals(new RandomScorer(42), EvictionPolicies.scorer("random:seed=42"));
@@ -77,7 +77,7 @@ class EvictionRegistryTest {
         JacapException key = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("capkv:temperature=3"));
         assertTrue(key.getMessage().contains("temperature") && key.getMessage().contains("tau"), key.getMessage());
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("capkv:tau=hot"));
-        assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap:normalize=maybe"));
+        assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap-paper:normalize=maybe"));
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("snapkv:window=4,window_size=8"));
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("snapkv:kernel=4"));
         assertThrows(JacapException.class, () -> EvictionPolicies.scorer("knorm:x"));

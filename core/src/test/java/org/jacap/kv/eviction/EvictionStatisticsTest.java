@@ -178,7 +178,8 @@ class EvictionStatisticsTest {
         StatisticsSpec capkv = CapKvScorer.defaults().statistics();
         assertThrows(
                 JacapException.class,
-                () -> capkv.union(EvictionPolicies.scorer("jacap:n_sink=2").statistics()));
+                () -> capkv.union(
+                        EvictionPolicies.scorer("jacap-paper:n_sink=2").statistics()));
         // the same fed statistics give every policy the same scores as its own narrower statistics
         SyntheticLayer layer = new SyntheticLayer(30, 4, 2, 70, 8);
         LayerSnapshot shared = layer.snapshot(all);

@@ -1,0 +1,120 @@
+package org.jacap.kv.eviction;
+
+import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.TopK;
+
+/**
+ * The default {@code jacap}: the paper's capacity ranking ({@link JacapScorer}, kept as
+ * {@code jacap-paper}) fused with an observed-attention ranking, plus sinks and a recent window
+ * inside the budget. On real text the capacity score alone keeps what a later question needs but
+ * drops the recent text the next tokens need (docs/eviction.md); attention alone is the reverse.
+ *
+ * <p>Per KV head, with rank 0 the best of each ranking, the fused key of entry i is
+ * {@code min(rank_rel(i) / share, rank_cap(i) / (1 − share))}: a budget of k keeps about the
+ * {@code share·k} best by relevance and the {@code (1 − share)·k} best by capacity (their union,
+ * so overlap leaves room for more of both). The fused score does not depend on the budget, so one
+ * scoring serves every budget. The first {@code sinks} and last {@code recent} entries score
+ * above all others.
+ *
+ * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
+ * @param capacity  the capacity ranking (jacap-paper or capkv); null: relevance only
+ * @param share     fraction of the budget the relevance ranking leads, in [0, 1]
+ */
+public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent)
+        implements KvScorer {
+    public FusedJacapScorer {
+        if (relevance == null && capacity == null) {
+            throw new JacapException("jacap: needs a relevance or a capacity ranking");
+        }
+        if (!(share >= 0 && share <= 1)) {
+            throw new JacapException("jacap: share must be in [0, 1], got " + share);
+        }
+        if (sinks < 0 || recent < 0) {
+            throw new JacapException("jacap: sinks and recent must be >= 0");
+        }
+        if (relevance == null) {
+            share = 0;
+        } else if (capacity == null) {
+            share = 1;
+        }
+    }
+
+    /**
+     * Measured defaults (docs/eviction.md, both real models, 8 windows): TOVA relevance leads 3/4 of
+     * the budget, the paper's capacity 1/4, 4 sinks, no recent window (TOVA keeps the newest entry).
+     */
+    public static FusedJacapScorer defaults() {
+        return new FusedJacapScorer(new TovaScorer(), JacapScorer.defaults(), 0.75, 4, 0);
+    }
+
+    @Override
+    public String name() {
+        return "jacap";
+    }
+
+    @Override
+    public String spec() {
+        return name() + ":relevance=" + (relevance == null ? "none" : relevance.name()) + ",capacity="
+                + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
+                + recent + (relevance instanceof SnapKvScorer snap ? ",window=" + snap.windowSize() : "");
+    }
+
+    @Override
+    public StatisticsSpec statistics() {
+        if (relevance == null) {
+            return capacity.statistics();
+        }
+        return capacity == null
+                ? relevance.statistics()
+                : relevance.statistics().union(capacity.statistics());
+    }
+
+    @Override
+    public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
+        double[][] rel = relevance == null ? null : relevance.score(layer, ScoreTrace.NONE);
+        double[][] cap = capacity == null ? null : capacity.score(layer, ScoreTrace.NONE);
+        int heads = layer.shape().kvHeads();
+        double[][] s = new double[heads][];
+        for (int g = 0; g < heads; g++) {
+            int n = layer.head(g).length();
+            double[] relRank = rel == null ? null : ranks(rel[g], n);
+            double[] capRank = cap == null ? null : ranks(cap[g], n);
+            s[g] = new double[n];
+            for (int i = 0; i < n; i++) {
+                double a = share > 0 ? relRank[i] / share : Double.POSITIVE_INFINITY;
+                double b = share < 1 ? capRank[i] / (1 - share) : Double.POSITIVE_INFINITY;
+                s[g][i] = -Math.min(a, b);
+            }
+            if (trace.enabled()) {
+                trace.record("fused", g, s[g].clone());
+            }
+        }
+        protect(s);
+        return s;
+    }
+
+    /** rank[i] = place of entry i in the ranking (0 = best; ties toward the lower index). */
+    private static double[] ranks(double[] scores, int n) {
+        int[] order = TopK.rankOrder(scores, n);
+        double[] rank = new double[n];
+        for (int r = 0; r < n; r++) {
+            rank[order[r]] = r;
+        }
+        return rank;
+    }
+
+    /** Sinks first, then the recent window newest first, above every fused score (which are ≤ 0). */
+    private void protect(double[][] s) {
+        int total = sinks + recent;
+        for (double[] row : s) {
+            int n = row.length;
+            int sinkCount = Math.min(sinks, n);
+            for (int i = 0; i < sinkCount; i++) {
+                row[i] = 1 + (total - i);
+            }
+            for (int j = 0; j < Math.min(recent, n - sinkCount); j++) {
+                row[n - 1 - j] = 1 + (total - sinks - j);
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.jacap.kv.eviction;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.stream.IntStream;
+import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.TopK;
+import org.junit.jupiter.api.Test;
+
+/** The default jacap's rank fusion: what each budget keeps, from one scoring. */
+class FusedJacapScorerTest {
+    private final SyntheticLayer layer = new SyntheticLayer(11, 4, 2, 60, 8);
+    private final LayerSnapshot snapshot = layer.snapshot(SyntheticLayer.everything(4, 32));
+    private final KvScorer relevance = new SnapKvScorer(32, 5);
+    private final KvScorer capacity = JacapScorer.defaults();
+
+    private static int[] top(double[] scores, int k) {
+        return TopK.top(scores, k);
+    }
+
+    @Test
+    void aBudgetKeepsTheUnionOfBothRankingsShares() {
+        double[][] rel = relevance.score(snapshot);
+        double[][] cap = capacity.score(snapshot);
+        double[][] fused = new FusedJacapScorer(relevance, capacity, 0.5, 0, 0).score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            for (int k : new int[] {6, 12, 20, 30}) {
+                int[] kept = top(fused[g], k);
+                // every entry in the top k/2 of either ranking is kept whenever the union fits
+                int[] a = top(rel[g], k / 2);
+                int[] b = top(cap[g], k / 2);
+                long union = IntStream.concat(Arrays.stream(a), Arrays.stream(b))
+                        .distinct()
+                        .count();
+                if (union <= k) {
+                    for (int i :
+                            IntStream.concat(Arrays.stream(a), Arrays.stream(b)).toArray()) {
+                        assertThat(Arrays.binarySearch(kept, i))
+                                .as("k=%d entry %d", k, i)
+                                .isNotNegative();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shareOneIsTheRelevanceRankingAndZeroTheCapacityRanking() {
+        double[][] rel = relevance.score(snapshot);
+        double[][] cap = capacity.score(snapshot);
+        double[][] onlyRel = new FusedJacapScorer(relevance, capacity, 1.0, 0, 0).score(snapshot);
+        double[][] onlyCap = new FusedJacapScorer(relevance, capacity, 0.0, 0, 0).score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            for (int k : new int[] {5, 17, 40}) {
+                assertThat(top(onlyRel[g], k)).containsExactly(top(rel[g], k));
+                assertThat(top(onlyCap[g], k)).containsExactly(top(cap[g], k));
+            }
+        }
+    }
+
+    @Test
+    void sinksAndRecentEntriesComeFirst() {
+        double[][] s = new FusedJacapScorer(relevance, capacity, 0.5, 4, 8).score(snapshot);
+        for (double[] row : s) {
+            assertThat(top(row, 12)).containsExactly(0, 1, 2, 3, 52, 53, 54, 55, 56, 57, 58, 59);
+            assertThat(top(row, 6)).containsExactly(0, 1, 2, 3, 58, 59);
+        }
+    }
+
+    @Test
+    void registryDefaultsAndBadParameters() {
+        assertThat(EvictionPolicies.scorer("jacap")).isEqualTo(FusedJacapScorer.defaults());
+        FusedJacapScorer tova = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova,share=0.75,recent=16");
+        assertThat(tova.relevance()).isEqualTo(new TovaScorer());
+        assertThat(tova.share()).isEqualTo(0.75);
+        assertThat(EvictionPolicies.scorer(tova.spec())).isEqualTo(tova);
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity=none")).share())
+                .isEqualTo(1.0);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=2"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("share must be in [0, 1]");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=none,capacity=none"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("needs a relevance or a capacity ranking");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=keydiff"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("snapkv, tova, h2o, none");
+    }
+}
