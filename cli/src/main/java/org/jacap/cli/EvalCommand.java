@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code jacap eval}: how faithfully each eviction policy keeps the model's predictions (eviction-spec §6). */
+/** {@code jacap eval}: how faithfully each eviction policy keeps the model's predictions (docs/eviction-spec.md §6). */
 @Command(
         name = "eval",
         mixinStandardHelpOptions = true,

@@ -389,7 +389,7 @@ public final class Session implements AutoCloseable {
 
     /** How this session renders chat turns: its options' template, else the model's. */
     public ChatTemplate chatTemplate() {
-        return options.chatTemplate() != null ? options.chatTemplate() : chatTemplate();
+        return options.chatTemplate() != null ? options.chatTemplate() : engine.chatTemplate();
     }
 
     /** The chat so far (system message first, when there is one). */

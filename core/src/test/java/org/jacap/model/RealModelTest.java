@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.simd.Precision;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * The two real models (Gemma 3 270M Q4_K_M, SmolLM2-135M Q4_1; fetched by {@code scripts/fetch-models}
  * into {@code -Djacap.models}) against llama.cpp's references in {@code realmodels/}: for every
- * completion and chat case, teacher-forced on llama.cpp's greedy path, the log-probs of llama.cpp's
+ * completion and chat case (an F16 cache, as the references), teacher-forced on llama.cpp's greedy path, the log-probs of llama.cpp's
  * top-5 tokens at each of the 64 steps, and our own greedy ids up to the first step whose reference
  * margin is too small to call.
  */
@@ -75,7 +76,7 @@ class RealModelTest {
                 int[] prompt = ints(k.get("prompt_ids"));
                 JsonNode steps = k.get("steps");
                 // Teacher-forced log-probs.
-                InferenceState st = model.newState(prompt.length + steps.size() + 1);
+                InferenceState st = model.newState(prompt.length + steps.size() + 1, KvCacheTypes.DEFAULT);
                 float[] logits = model.forward(st, prompt, 0, prompt.length, false);
                 double caseWorst = 0;
                 for (int s = 0; s < steps.size(); s++) {
@@ -92,7 +93,7 @@ class RealModelTest {
                 }
                 worst = Math.max(worst, caseWorst);
                 // Free-running greedy ids, up to the first step llama.cpp itself barely decided.
-                st = model.newState(prompt.length + steps.size() + 1);
+                st = model.newState(prompt.length + steps.size() + 1, KvCacheTypes.DEFAULT);
                 logits = model.forward(st, prompt, 0, prompt.length, false);
                 int checked = 0;
                 for (int s = 0; s < steps.size(); s++) {

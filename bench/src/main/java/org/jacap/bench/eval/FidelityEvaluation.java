@@ -23,7 +23,7 @@ import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 
 /**
- * Eviction fidelity, eviction-spec §6. Per document (a window of n context tokens C, then the
+ * Eviction fidelity, docs/eviction-spec.md §6. Per document (a window of n context tokens C, then the
  * continuation T):
  * <ol>
  *   <li>prefill C once; every policy's statistics watch this one prefill;</li>

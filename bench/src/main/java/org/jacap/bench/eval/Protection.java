@@ -2,7 +2,7 @@ package org.jacap.bench.eval;
 
 /**
  * Tokens kept whatever their score: the first {@code sinks} positions and the last {@code recent}
- * positions of the context. They count inside the budget (eviction-spec §6, honesty rule 3).
+ * positions of the context. They count inside the budget (docs/eviction-spec.md §6, honesty rule 3).
  */
 public record Protection(int sinks, int recent) {
     public static final Protection NONE = new Protection(0, 0);

@@ -4,7 +4,7 @@ import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
- * Switches of the capacity scorers that neither paper fixes (eviction-spec §2.3), kept for
+ * Switches of the capacity scorers that neither paper fixes (docs/eviction-spec.md §2.3), kept for
  * ablations. The defaults reproduce CapPress and the reconstruction exactly.
  *
  * @param ridge        λ in {@code A = λI + Σ (w+ε) v vᵀ}; sets the relevance/diversity trade-off

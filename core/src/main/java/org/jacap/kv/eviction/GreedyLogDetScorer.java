@@ -4,7 +4,7 @@ import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.DoubleLanes;
 
 /**
- * Ablation, in neither paper (eviction-spec §3): greedy log-det selection with the weights of
+ * Ablation, in neither paper (docs/eviction-spec.md §3): greedy log-det selection with the weights of
  * CapKV or Jacap. Starting from {@code A = λI}, repeatedly take the entry with the largest
  * {@code Σ_h log(1 + w_hi·u_iᵀA_h⁻¹u_i)} over the GQA group, updating {@code A_h⁻¹} and the
  * quadratic forms by Sherman–Morrison. The greedy order does not depend on the budget, so it is

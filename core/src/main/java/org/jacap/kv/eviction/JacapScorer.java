@@ -6,7 +6,7 @@ import org.jacap.kv.eviction.math.DoubleLanes;
 import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
- * Jacap (arXiv 2609.08131, reconstructed as in eviction-spec §2.3): CapKV's leverage with the
+ * Jacap (arXiv 2609.08131, reconstructed as in docs/eviction-spec.md §2.3): CapKV's leverage with the
  * Jacobian weight {@code w_i = ᾱ_i²(1−ᾱ_i)²κ_i/d}, where {@code ᾱ = softmax(K μ/(τ√d))} over the
  * scored entries, {@code μ = R̄·mean q_pre} and {@code κ_i = k_iᵀΛk_i} with Λ the rotated diagonal
  * query variance. Weights are formed in the log domain (α² underflows) and, when

@@ -3,7 +3,7 @@ package org.jacap.kv.eviction;
 import org.jacap.JacapException;
 
 /**
- * Gives any scorer the same structural protection (eviction-spec §6, rule 3: report every policy
+ * Gives any scorer the same structural protection (docs/eviction-spec.md §6, rule 3: report every policy
  * also with 4 sinks + 32 recent): the first {@code sinks} and last {@code recent} entries of
  * every KV head score above all others, sinks first (lowest position first), then recent
  * (newest first). The base scorer's own protection stays below these.

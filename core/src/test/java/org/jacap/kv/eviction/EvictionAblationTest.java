@@ -16,7 +16,7 @@ import org.jacap.kv.eviction.math.LeverageScores;
 import org.jacap.kv.eviction.math.TopK;
 import org.junit.jupiter.api.Test;
 
-/** The ablation switches of eviction-spec §2.3: ridge λ, group max, sinks in the pool, full Λ. */
+/** The ablation switches of docs/eviction-spec.md §2.3: ridge λ, group max, sinks in the pool, full Λ. */
 class EvictionAblationTest {
 
     private static Map<String, double[][]> trace(KvScorer scorer, LayerSnapshot s, int rows, double[][] scoresOut) {

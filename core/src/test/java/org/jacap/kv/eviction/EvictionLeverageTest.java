@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The fast leverage path (A = I + Σ(w+ε)vvᵀ, Cholesky, forward substitution) against a Commons
- * Math QR oracle, and the identities of eviction-spec §1.3/§3.
+ * Math QR oracle, and the identities of docs/eviction-spec.md §1.3/§3.
  */
 class EvictionLeverageTest {
 

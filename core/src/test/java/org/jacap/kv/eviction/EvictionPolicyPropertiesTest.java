@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Properties every policy must have, from eviction-spec §3 and the fixture README. */
+/** Properties every policy must have, from docs/eviction-spec.md §3 and the fixture README. */
 class EvictionPolicyPropertiesTest {
 
     static Stream<KvScorer> scorers() {

@@ -55,7 +55,7 @@ class QrLeverageTest {
     @Test
     void theScorersTakeSolverQrAndKeepTheSameEntries() {
         SyntheticLayer layer = new SyntheticLayer(7, 4, 2, 96, 16);
-        for (String name : new String[] {"capkv", "jacap"}) {
+        for (String name : new String[] {"capkv", "jacap-paper"}) {
             KvScorer fast = EvictionPolicies.scorer(name);
             KvScorer qr = EvictionPolicies.scorer(name + ":solver=qr");
             assertThat(qr.spec())
