@@ -168,7 +168,7 @@ class MatMulTest {
             MatMul.scalarTwin(pool2, Precision.NATIVE).multiply(w, x, 0, 1, twin, 0);
             QuantizedActivations q = new QuantizedActivations();
             q.quantize(VecDotType.Q8_0, x, 0, 320);
-            TypeKernel k = Kernels.of(type);
+            IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
             for (int r = 0; r < 9; r++) {
                 float want = k.dotQ8Scalar(w.data(), r * w.rowBytes(), q, 320);
                 assertThat(twin[r]).as("%s row %d, scalar twin", type, r).isEqualTo(want);
