@@ -4,12 +4,13 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A type with integer matrix-vector kernels: weights times activations quantized once per
- * product to the type's {@link #vecDotType()} (Q8_0 or Q8_K, {@link QuantizedActivations}),
+ * product to the type's {@link #vecDotType()} (Q8_0, Q8_1 or Q8_K, {@link QuantizedActivations}),
  * multiplied in 16-bit lanes and summed exactly in 32-bit integers within each block, so few
  * conversions to float. Each has a 512-bit form (AVX-512) and a 256-bit one (AVX2);
  * {@link #dotQ8} picks the one for this CPU once ({@link Layouts#WIDE}), and the tests run both.
  */
-public sealed interface IntegerDotKernel extends TypeKernel permits Q8_0Kernel, Q4_0Kernel, Q4KKernel, Q6KKernel {
+public sealed interface IntegerDotKernel extends TypeKernel
+        permits Q8_0Kernel, Q4_0Kernel, Q4_1Kernel, Q5_0Kernel, Q4KKernel, Q6KKernel {
 
     /**
      * {@code Σ_i w[i]·x[i]} over the {@code count} elements of one row stored from byte

@@ -22,10 +22,10 @@ public final class QuantizedActivations {
     VecDotType type;
     int length;
 
-    /** Quantizes {@code x[off .. off+n)} to {@code type}, Q8_0 or Q8_K ({@code n} a multiple of its block). */
+    /** Quantizes {@code x[off .. off+n)} to {@code type}, Q8_0, Q8_1 or Q8_K ({@code n} a multiple of its block). */
     void quantize(VecDotType type, float[] x, int off, int n) {
-        if (type != VecDotType.Q8_0 && type != VecDotType.Q8_K) {
-            throw new IllegalArgumentException("integer kernels take Q8_0 or Q8_K activations, not " + type);
+        if (type != VecDotType.Q8_0 && type != VecDotType.Q8_1 && type != VecDotType.Q8_K) {
+            throw new IllegalArgumentException("integer kernels take Q8_0, Q8_1 or Q8_K activations, not " + type);
         }
         int bs = type.blockSize();
         if (n % bs != 0) {
@@ -39,7 +39,7 @@ public final class QuantizedActivations {
             values = new float[n];
         }
         for (int b = 0; b < n / bs; b++) {
-            d[b] = type == VecDotType.Q8_0
+            d[b] = type != VecDotType.Q8_K // Q8_1 has Q8_0's values; its sums are the ones below
                     ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
                     : VecDotType.quantizeQ8KBlock(x, off + bs * b, values, bs * b);
         }

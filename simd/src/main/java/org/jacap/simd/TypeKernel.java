@@ -15,8 +15,6 @@ public sealed interface TypeKernel
                 F16Kernel,
                 BF16Kernel,
                 IntegerDotKernel,
-                Q4_1Kernel,
-                Q5_0Kernel,
                 Q5_1Kernel,
                 Q2KKernel,
                 Q3KKernel,

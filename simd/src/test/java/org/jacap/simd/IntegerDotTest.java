@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The integer matrix-vector kernels ({@link IntegerDotKernel}: every type of the table that has
- * them, today Q4_0 and Q8_0 weights against activations quantized to Q8_0, Q4_K and Q6_K against
- * Q8_K): the quantized activations are exactly the NATIVE rounding, and both vector widths (512
+ * them, today Q4_0, Q5_0 and Q8_0 weights against activations quantized to Q8_0, Q4_1 against
+ * Q8_1, Q4_K and Q6_K against Q8_K): the quantized activations are exactly the NATIVE rounding, and both vector widths (512
  * and 256 bits, whichever this CPU prefers), scalar twin and a float64 sum of dequantized weights
  * times rounded activations agree, on odd block counts, misaligned rows and the largest products.
  */
@@ -32,13 +32,15 @@ class IntegerDotTest {
 
     @Test
     void theTableHasTheIntegerKernelsThisTestExpects() {
-        assertThat(integerTypes()).contains(GgmlType.Q4_0, GgmlType.Q8_0, GgmlType.Q4_K, GgmlType.Q6_K);
+        assertThat(integerTypes())
+                .contains(GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q8_0, GgmlType.Q4_K, GgmlType.Q6_K);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64, 96, 2048, 2080})
     void q8_0ActivationsAreTheNativeRoundingExactly(int n) {
         assertQuantizedIsRounded(VecDotType.Q8_0, n);
+        assertQuantizedIsRounded(VecDotType.Q8_1, n); // Q4_1's: the same values, the sums used for its minimums
     }
 
     @ParameterizedTest
@@ -85,6 +87,9 @@ class IntegerDotTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("blocks of 256")
                 .hasMessageContaining("288");
+        assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_1, new float[40], 0, 40))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blocks of 32");
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.F16, new float[32], 0, 32))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("F16");
@@ -118,7 +123,7 @@ class IntegerDotTest {
         long bpb = type.bytesPerBlock();
         byte fill = switch (type) {
             case Q8_0 -> (byte) -128; // w = -128
-            case Q4_0, Q6_K -> 0; // q - 8 = -8; Q6_K: q - 32 = -32 (its int8 scales set below)
+            case Q4_0, Q5_0, Q6_K -> 0; // q - 8 = -8; Q5_0: q - 16 = -16; Q6_K: q - 32 = -32 (int8 scales below)
             default -> (byte) 0xFF; // Q4_K: nibbles 15, 6-bit scales and minimums 63
         };
         MemorySegment seg = MemorySegment.ofArray(new byte[(int) type.bytesFor(n)]);
