@@ -10,9 +10,9 @@ import org.jacap.gguf.GgmlType;
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
  * for every token {@code b < batch}. Batch 1 is decode (matrix × vector): threads take pieces of
- * rows from a shared counter and stream each row once through the type's fused dot (for Q8_0,
- * Q4_0, Q4_K and Q6_K under {@link Precision#NATIVE}, an integer dot against activations quantized
- * once per call, {@link QuantizedActivations}). Larger
+ * rows from a shared counter and stream each row once through the type's fused dot (for an
+ * {@link IntegerDotKernel} type under {@link Precision#NATIVE}, an integer dot against activations
+ * quantized once per call, {@link QuantizedActivations}). Larger
  * batches are prefill (matrix × matrix, compute-bound):
  *
  * <pre>

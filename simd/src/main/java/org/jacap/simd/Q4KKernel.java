@@ -114,11 +114,9 @@ final class Q4KKernel implements IntegerDotKernel {
      * sub-blocks 2c and 2c+1) the bytes widen to shorts, products go in 16-bit lanes (|two| ≤ 3810),
      * pairs sum to ints, times the 6-bit scale into an int accumulator (≤ 4M per super-block);
      * one conversion per 256 weights. The minimums come from the activation sums, in scalars.
-     */
-    /**
-     * {@link #dotQ8} at 512 bits: the 32 bytes of a chunk widen to 32 shorts, whose low nibbles
-     * are all of sub-block 2c and high nibbles all of 2c+1 (the GGUF order fits this width), so
-     * one multiply per sub-block.
+     * At 512 bits the 32 bytes of a chunk widen to 32 shorts whose low nibbles are all of
+     * sub-block 2c and high nibbles all of 2c+1 (the GGUF order fits this width): one multiply
+     * per sub-block.
      */
     @Override
     public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {

@@ -46,6 +46,8 @@ import org.jacap.gguf.GgmlType;
  * a Q8-style dot over the bytes with one scale per 16. One fused pass needs more vector
  * operations than C2 inlines into one method (it then falls back to boxed vectors, 10x slower);
  * the two passes measured 4.6 G weights/s per core against 1.9 for decode-to-float-then-dot.
+ * Under {@link Precision#NATIVE} decode runs the integer kernels instead ({@link #dotQ8Wide},
+ * {@link #dotQ8Narrow}: the 6-bit values unpacked in 16-bit lanes, products summed in ints).
  */
 final class Q6KKernel implements IntegerDotKernel {
     static final int BYTES = 210;
