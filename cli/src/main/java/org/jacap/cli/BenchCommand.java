@@ -16,8 +16,11 @@ import org.jacap.bench.synthetic.SyntheticShape;
 import org.jacap.bench.synthetic.SyntheticType;
 import org.jacap.bench.throughput.BenchReport;
 import org.jacap.bench.throughput.BenchTest;
+import org.jacap.bench.throughput.LlamaBench;
 import org.jacap.bench.throughput.ReportFormat;
 import org.jacap.bench.throughput.ThroughputBenchmark;
+import org.jacap.bench.throughput.VsBenchmark;
+import org.jacap.bench.throughput.VsReport;
 import org.jacap.kv.eviction.EvictionPolicies;
 import org.jacap.simd.VectorSupport;
 import picocli.CommandLine.Command;
@@ -124,6 +127,19 @@ final class BenchCommand implements Callable<Integer> {
     CacheTypeOptions cacheTypes;
 
     @Option(
+            names = "--vs",
+            paramLabel = "LLAMA_BENCH",
+            description = "Compare with llama.cpp: run the llama-bench at this path and Jacap alternately on the same "
+                    + "file, threads, lengths and repetitions, and print both with the ratio Jacap / llama.cpp.")
+    Path vs;
+
+    @Option(
+            names = "--vs-rounds",
+            paramLabel = "N",
+            description = "With --vs: llama-bench-then-Jacap rounds per test, averaged (default: ${DEFAULT-VALUE}).")
+    int vsRounds = 2;
+
+    @Option(
             names = "--seed",
             paramLabel = "N",
             description = "Seed of the synthetic weights and of the random token ids (default: ${DEFAULT-VALUE}).")
@@ -162,8 +178,29 @@ final class BenchCommand implements Callable<Integer> {
                 kvPolicies == null ? List.of() : EvictionPolicies.splitSpecs(kvPolicies),
                 kvRatio,
                 cacheTypes.types(spec));
+        LlamaBench llama = null;
+        if (vs != null) {
+            SamplingOptions.check(spec, vsRounds >= 1, "--vs-rounds must be >= 1 (got " + vsRounds + ")");
+            SamplingOptions.check(spec, format == ReportFormat.MD, "--vs prints a Markdown table; drop -o " + output);
+            SamplingOptions.check(spec, kvPolicies == null, "--vs compares plain pp/tg tests; drop --kv-policy");
+            llama = new LlamaBench(vs); // one-line IllegalArgumentException when it is not an executable
+        } else if (spec.commandLine().getParseResult().hasMatchedOption("--vs-rounds")) {
+            SamplingOptions.check(spec, false, "--vs-rounds needs --vs");
+        }
         VectorSupport.warning().ifPresent(err::println);
         Path path = model != null ? checkedModel() : synthetic(err);
+        if (llama != null) {
+            ProgressBar bar = new ProgressBar(err, "bench --vs", Terminal.interactive());
+            VsReport report;
+            try {
+                report = VsBenchmark.run(path, settings, llama, vsRounds, bar);
+            } finally {
+                bar.finish();
+            }
+            out.print(report.markdown());
+            out.flush();
+            return 0;
+        }
         ProgressBar bar = new ProgressBar(err, "bench", Terminal.interactive());
         BenchReport report;
         try {

@@ -27,6 +27,11 @@ public final class LaneSums {
     private static final VectorShuffle<Float> H4 = mirror(S256, 4);
     private static final VectorShuffle<Float> H2 = mirror(S256, 2);
     private static final VectorShuffle<Float> H1 = mirror(S256, 1);
+    private static final VectorSpecies<Float> S512 = FloatVector.SPECIES_512;
+    private static final VectorShuffle<Float> W8 = mirror(S512, 8);
+    private static final VectorShuffle<Float> W4 = mirror(S512, 4);
+    private static final VectorShuffle<Float> W2 = mirror(S512, 2);
+    private static final VectorShuffle<Float> W1 = mirror(S512, 1);
     private static final int PREFERRED_LANES = P.length();
     private static final VectorSpecies<Double> D = VectorOps.D;
     private static final VectorShuffle<Double> D4 = mirror(D, 4);
@@ -63,6 +68,15 @@ public final class LaneSums {
         v = v.add(v.rearrange(H4));
         v = v.add(v.rearrange(H2));
         v = v.add(v.rearrange(H1));
+        return v.lane(0);
+    }
+
+    /** Sum of the 16 lanes of a 512-bit vector ({@link Layouts#F512}), in the same tree order. */
+    public static float sum512(FloatVector v) {
+        v = v.add(v.rearrange(W8));
+        v = v.add(v.rearrange(W4));
+        v = v.add(v.rearrange(W2));
+        v = v.add(v.rearrange(W1));
         return v.lane(0);
     }
 

@@ -31,4 +31,17 @@ final class Layouts {
     static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;
     /** 16 shorts: the integer kernels multiply in 16-bit lanes. */
     static final VectorSpecies<Short> S256 = ShortVector.SPECIES_256;
+
+    /**
+     * True when the integer decode kernels run at 512 bits (AVX-512: 32 shorts per multiply),
+     * false for their 256-bit forms (AVX2). Picked once at start-up from the CPU's preferred
+     * width; {@code -Djacap.simd.bits=256} forces the narrow forms (tests call both directly).
+     */
+    static final boolean WIDE =
+            IntVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && !"256".equals(System.getProperty("jacap.simd.bits"));
+
+    static final VectorSpecies<Byte> B256 = ByteVector.SPECIES_256;
+    static final VectorSpecies<Short> S512 = ShortVector.SPECIES_512;
+    static final VectorSpecies<Integer> I512 = IntVector.SPECIES_512;
+    static final VectorSpecies<Float> F512 = FloatVector.SPECIES_512;
 }

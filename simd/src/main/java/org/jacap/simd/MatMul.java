@@ -10,9 +10,9 @@ import org.jacap.gguf.GgmlType;
 /**
  * Matrix products with quantized weights: {@code out[outOff + b*rows + r] = Σ_c W[r][c] · x[xOff + b*cols + c]}
  * for every token {@code b < batch}. Batch 1 is decode (matrix × vector): threads take pieces of
- * rows from a shared counter and stream each row once through the type's fused dot (for Q8_0,
- * Q4_0 and Q4_K under {@link Precision#NATIVE}, an integer dot against activations quantized
- * once per call, {@link QuantizedActivations}). Larger
+ * rows from a shared counter and stream each row once through the type's fused dot (for an
+ * {@link IntegerDotKernel} type under {@link Precision#NATIVE}, an integer dot against activations
+ * quantized once per call, {@link QuantizedActivations}). Larger
  * batches are prefill (matrix × matrix, compute-bound):
  *
  * <pre>
@@ -54,7 +54,7 @@ public final class MatMul {
     private static final MethodHandle[] DOTS = new MethodHandle[GgmlType.values().length];
 
     private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
-    /** {@link TypeKernel#dotQ8} for the types that have one, else null. */
+    /** {@link IntegerDotKernel#dotQ8} for the types that have one, else null. */
     private static final MethodHandle[] Q8_DOTS = new MethodHandle[GgmlType.values().length];
 
     static {
@@ -77,7 +77,7 @@ public final class MatMul {
                     MethodType.methodType(
                             void.class, MemorySegment.class, long.class, float[].class, int.class, int.class));
             MethodHandle dotQ8 = lookup.findVirtual(
-                    TypeKernel.class,
+                    IntegerDotKernel.class,
                     "dotQ8",
                     MethodType.methodType(
                             float.class, MemorySegment.class, long.class, QuantizedActivations.class, int.class));
@@ -85,8 +85,8 @@ public final class MatMul {
                 if (Kernels.supports(type)) {
                     DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
                     DEQUANTIZERS[type.ordinal()] = dequantize.bindTo(Kernels.of(type));
-                    if (Kernels.of(type).hasQ8Dot()) {
-                        Q8_DOTS[type.ordinal()] = dotQ8.bindTo(Kernels.of(type));
+                    if (Kernels.of(type) instanceof IntegerDotKernel ik) {
+                        Q8_DOTS[type.ordinal()] = dotQ8.bindTo(ik);
                     }
                 }
             }
@@ -188,7 +188,7 @@ public final class MatMul {
         VecDotType vdt = precision == Precision.NATIVE ? k.vecDotType() : VecDotType.F32;
         // Decode with integer products where the type has them: the same values as rounding
         // the activations to Q8_0/Q8_K and running the float dot, fewer operations per weight.
-        boolean integer = batch == 1 && precision == Precision.NATIVE && k.hasQ8Dot();
+        boolean integer = batch == 1 && precision == Precision.NATIVE && k instanceof IntegerDotKernel;
         if (integer) {
             q8.quantize(vdt, x, xOff, w.cols());
         } else if (vdt == VecDotType.F32) {
@@ -313,9 +313,9 @@ public final class MatMul {
         }
     }
 
-    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is a bound {@link TypeKernel#dotQ8}. */
+    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is a bound {@link IntegerDotKernel#dotQ8}. */
     private void matVecRowsQ8(int groupStart, int groupEnd, int worker) {
-        final TypeKernel k = kernel;
+        final IntegerDotKernel k = (IntegerDotKernel) kernel;
         final MemorySegment seg = data;
         final MethodHandle dot = this.dot;
         int rEnd = Math.min(rows, groupEnd * ROW_TILE);

@@ -1,14 +1,18 @@
 package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
+import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F512;
 import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
 import static org.jacap.simd.Layouts.S256;
+import static org.jacap.simd.Layouts.S512;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
@@ -32,7 +36,7 @@ import org.jacap.gguf.GgmlType;
  *   w = (d * sc[j]) * q - (dmin * m[j])     (products first, then the difference, as ggml)
  * </pre>
  */
-final class Q4KKernel implements TypeKernel {
+final class Q4KKernel implements IntegerDotKernel {
     static final int BYTES = 144;
 
     @Override
@@ -104,20 +108,54 @@ final class Q4KKernel implements TypeKernel {
         return LaneSums.sum256(acc.add(acc2));
     }
 
-    @Override
-    public boolean hasQ8Dot() {
-        return true;
-    }
-
     /**
      * Integer kernel against Q8_K activations (one scale per 256, sums per 32):
      * {@code d·dx·Σ_j sc_j·Σ q·xq − dmin·dx·Σ_j m_j·Σ xq}. Per 64 weights (32 bytes of nibbles,
      * sub-blocks 2c and 2c+1) the bytes widen to shorts, products go in 16-bit lanes (|two| ≤ 3810),
      * pairs sum to ints, times the 6-bit scale into an int accumulator (≤ 4M per super-block);
      * one conversion per 256 weights. The minimums come from the activation sums, in scalars.
+     * At 512 bits the 32 bytes of a chunk widen to 32 shorts whose low nibbles are all of
+     * sub-block 2c and high nibbles all of 2c+1 (the GGUF order fits this width): one multiply
+     * per sub-block.
      */
     @Override
-    public float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
+    public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        final int[] xs = x.sums;
+        FloatVector acc = FloatVector.zero(F512);
+        float minimums = 0f;
+        for (int b = 0, blocks = count / 256; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            long lo = src.get(LONG, o + 4);
+            int hi = src.get(INT, o + 12);
+            long sc = KScales.scales(lo, hi);
+            long mn = KScales.mins(lo, hi);
+            IntVector isum = IntVector.zero(I512);
+            int msum = 0;
+            for (int c = 0; c < 4; c++) {
+                int xo = 256 * b + 64 * c;
+                ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B256, src, o + 16 + 32 * c, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+                ShortVector pa = q.and((short) 0x0F).mul(ShortVector.fromArray(S512, xq, xo));
+                ShortVector pb = q.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S512, xq, xo + 32));
+                IntVector ia = pa.reinterpretAsInts(); // pair sums in three ops: see Bytes
+                IntVector ib = pb.reinterpretAsInts();
+                ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+                ib = ib.add(ib.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+                isum = isum.add(ia.mul(KScales.at(sc, 2 * c))).add(ib.mul(KScales.at(sc, 2 * c + 1)));
+                msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
+            }
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F512, d), acc);
+            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xd[b] * msum;
+        }
+        return LaneSums.sum512(acc) - minimums;
+    }
+
+    /** {@link #dotQ8} at 256 bits (AVX2). */
+    @Override
+    public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
         final int[] xs = x.sums;

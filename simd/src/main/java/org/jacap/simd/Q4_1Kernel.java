@@ -1,12 +1,19 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.F;
 import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -19,7 +26,7 @@ import org.jacap.gguf.GgmlType;
  *   w[j] = d * nibble + m      (multiply, then add: two roundings, as ggml)
  * </pre>
  */
-final class Q4_1Kernel implements TypeKernel {
+final class Q4_1Kernel implements IntegerDotKernel {
     static final int BYTES = 20;
 
     @Override
@@ -56,5 +63,57 @@ final class Q4_1Kernel implements TypeKernel {
                 dst[dstOff + j + 16] = (q >>> 4) * d + m;
             }
         }
+    }
+
+    /**
+     * Integer kernel against Q8_1 activations (the Q8_0 values, with their sums per block):
+     * {@code Σ_b d·dx·Σ q·xq + m·s} with s llama.cpp's f16 block sum of the activations. Per block the 16 nibble bytes widen to 16 shorts (low
+     * nibbles elements 0-15, high 16-31), products in 16-bit lanes (|two| ≤ 3810), pairs summed to
+     * 8 ints, one conversion, one FMA; the minimum term from the activation sums, in scalars.
+     */
+    @Override
+    public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        final float[] xs = x.blockSums;
+        FloatVector acc = FloatVector.zero(F);
+        float minimums = 0f;
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 4, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector p = q.and((short) 0x0F)
+                    .mul(ShortVector.fromArray(S256, xq, 32 * b))
+                    .add(q.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
+            IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xs[b];
+        }
+        return LaneSums.sum256(acc) + minimums;
+    }
+
+    /** The 256-bit form, for the reason {@link Q4_0Kernel#dotQ8Wide} gives (same nibble layout). */
+    @Override
+    public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        return dotQ8Narrow(src, offset, x, count);
+    }
+
+    @Override
+    public float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        float sum = 0f;
+        float minimums = 0f;
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            int s = 0;
+            for (int j = 0; j < 16; j++) {
+                int q = src.get(BYTE, o + 4 + j) & 0xFF;
+                s += (q & 0x0F) * x.q[32 * b + j] + (q >>> 4) * x.q[32 * b + j + 16];
+            }
+            sum += s * (HalfFloats.f16ToFloat(src.get(SHORT, o)) * x.d[b]);
+            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * x.blockSums[b];
+        }
+        return sum + minimums;
     }
 }

@@ -1,11 +1,14 @@
 package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
+import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F512;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
+import static org.jacap.simd.Layouts.S512;
 import static org.jacap.simd.Layouts.SHORT;
 
 import java.lang.foreign.MemorySegment;
@@ -25,7 +28,7 @@ import org.jacap.gguf.GgmlType;
  *   w[j] = d * qs[j]
  * </pre>
  */
-final class Q8_0Kernel implements TypeKernel {
+final class Q8_0Kernel implements IntegerDotKernel {
     static final int BYTES = 34;
 
     @Override
@@ -87,20 +90,36 @@ final class Q8_0Kernel implements TypeKernel {
         return sum;
     }
 
-    @Override
-    public boolean hasQ8Dot() {
-        return true;
-    }
-
     /**
-     * Integer kernel: per block, the two halves of 16 int8 weights widened to shorts,
+     * Integer kernel at 512 bits: per block, the 32 int8 weights widened to 32 shorts, one
+     * 16-bit multiply, pairs summed to 16 ints, one conversion, one FMA with {@code d·dx}.
+     * At 256 bits, the two halves of 16 int8 weights widened to shorts,
      * {@code w[j]·xq[j] + w[j+16]·xq[j+16]} in 16-bit lanes (|w| ≤ 128, |xq| ≤ 127, so at most
      * 32512), pairs summed to 8 ints, one conversion, one FMA with {@code d·dx}. One block per
      * iteration in the plain {@code b < blocks} form: C2 then unrolls it and hoists every bounds
      * check (the earlier two-blocks form {@code b + 1 < blocks} kept ten checks per iteration).
      */
     @Override
-    public float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
+    public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        FloatVector acc = FloatVector.zero(F512);
+        for (int b = 0, blocks = count / 32; b < blocks; b++) {
+            long o = offset + (long) b * BYTES;
+            ShortVector p = ((ShortVector) ByteVector.fromMemorySegment(B256, src, o + 2, LE)
+                            .convertShape(VectorOperators.B2S, S512, 0))
+                    .mul(ShortVector.fromArray(S512, xq, 32 * b));
+            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: two products add up to at most 32512
+            IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F512, d), acc);
+        }
+        return LaneSums.sum512(acc);
+    }
+
+    /** {@link #dotQ8} at 256 bits (AVX2): two halves of 16 per block, the four-op pair sum. */
+    @Override
+    public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
         FloatVector acc = FloatVector.zero(F);

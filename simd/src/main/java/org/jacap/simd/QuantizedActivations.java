@@ -16,16 +16,18 @@ public final class QuantizedActivations {
     short[] q = new short[0];
     float[] d = new float[0];
     int[] sums = new int[0];
+    /** Q8_1 only: llama.cpp's block sum {@code f16(d·Σq)} (d before its f16 rounding), what Q4_1/Q5_1 minimums multiply. */
+    float[] blockSums = new float[0];
     /** The integer values as floats, as {@link VecDotType}'s block rules write them. */
     private float[] values = new float[0];
 
     VecDotType type;
     int length;
 
-    /** Quantizes {@code x[off .. off+n)} to {@code type}, Q8_0 or Q8_K ({@code n} a multiple of its block). */
+    /** Quantizes {@code x[off .. off+n)} to {@code type}, Q8_0, Q8_1 or Q8_K ({@code n} a multiple of its block). */
     void quantize(VecDotType type, float[] x, int off, int n) {
-        if (type != VecDotType.Q8_0 && type != VecDotType.Q8_K) {
-            throw new IllegalArgumentException("integer kernels take Q8_0 or Q8_K activations, not " + type);
+        if (type != VecDotType.Q8_0 && type != VecDotType.Q8_1 && type != VecDotType.Q8_K) {
+            throw new IllegalArgumentException("integer kernels take Q8_0, Q8_1 or Q8_K activations, not " + type);
         }
         int bs = type.blockSize();
         if (n % bs != 0) {
@@ -36,10 +38,11 @@ public final class QuantizedActivations {
             q = new short[n];
             d = new float[n / 32];
             sums = new int[n / 32];
+            blockSums = new float[n / 32];
             values = new float[n];
         }
         for (int b = 0; b < n / bs; b++) {
-            d[b] = type == VecDotType.Q8_0
+            d[b] = type != VecDotType.Q8_K // Q8_1 has Q8_0's values; its sums are the ones below
                     ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
                     : VecDotType.quantizeQ8KBlock(x, off + bs * b, values, bs * b);
         }
@@ -50,6 +53,12 @@ public final class QuantizedActivations {
                 sum += q[i];
             }
             sums[g] = sum;
+        }
+        if (type == VecDotType.Q8_1) {
+            VecDotType.q8_1SumCorrections(x, off, n, blockSums, 0);
+            for (int g = 0; g < n / 32; g++) {
+                blockSums[g] += d[g] * sums[g]; // exact: an 11-bit scale times a sum below 2^12
+            }
         }
         this.type = type;
         this.length = n;

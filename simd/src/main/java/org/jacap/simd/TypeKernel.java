@@ -8,22 +8,17 @@ import org.jacap.gguf.GgmlType;
  * (vectorised, with a scalar twin that must agree bit for bit) and which activation form
  * llama.cpp pairs it with. Everything else (dot products, matrix tiles, threading) is shared
  * and lives in {@link FloatLoops} and {@link MatMul}; adding a type means one class here and
- * one line in {@link Kernels#of}.
+ * one line in {@link Kernels#of}. Types with integer decode kernels are {@link IntegerDotKernel}s.
  */
 public sealed interface TypeKernel
         permits F32Kernel,
                 F16Kernel,
                 BF16Kernel,
-                Q8_0Kernel,
-                Q4_0Kernel,
-                Q4_1Kernel,
-                Q5_0Kernel,
+                IntegerDotKernel,
                 Q5_1Kernel,
                 Q2KKernel,
                 Q3KKernel,
-                Q4KKernel,
                 Q5KKernel,
-                Q6KKernel,
                 Q8KKernel {
 
     GgmlType type();
@@ -69,30 +64,6 @@ public sealed interface TypeKernel
             sum += FloatLoops.dotScalar(buf, 0, x, xOff + c, n);
         }
         return sum;
-    }
-
-    /**
-     * True when this type has an integer matrix-vector kernel, {@link #dotQ8}: weights times
-     * activations quantized to the type's {@link #vecDotType()} (Q8_0 or Q8_K), multiplied in
-     * 16-bit lanes and summed in 32-bit integers, so few conversions to float.
-     */
-    default boolean hasQ8Dot() {
-        return false;
-    }
-
-    /**
-     * {@code Σ_i w[i]·x[i]} over the {@code count} elements of one row stored from byte
-     * {@code offset}, against activations already quantized to {@link #vecDotType()} ({@code x}
-     * from element 0). The same products as {@link #dot} on the rounded floats, summed exactly
-     * in integers within each block.
-     */
-    default float dotQ8(MemorySegment src, long offset, QuantizedActivations x, int count) {
-        throw new UnsupportedOperationException(type() + " has no integer matrix-vector kernel");
-    }
-
-    /** Scalar twin of {@link #dotQ8}: the same integer block sums, one float sum in block order. */
-    default float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count) {
-        throw new UnsupportedOperationException(type() + " has no integer matrix-vector kernel");
     }
 
     /** Weights per chunk of the decode-then-dot kernels ({@link DotScratch} holds one chunk). */

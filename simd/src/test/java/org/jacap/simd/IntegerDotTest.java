@@ -15,21 +15,32 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The integer matrix-vector kernels ({@link TypeKernel#dotQ8}: Q4_0 and Q8_0 weights against
- * activations quantized to Q8_0, Q4_K against Q8_K): the quantized activations are exactly the
- * NATIVE rounding, and vector kernel, scalar twin and a float64 sum of dequantized weights times
- * rounded activations agree, on odd block counts, misaligned rows and the largest products.
+ * The integer matrix-vector kernels ({@link IntegerDotKernel}: every type of the table that has
+ * them, today Q4_0, Q5_0 and Q8_0 weights against activations quantized to Q8_0, Q4_1 against
+ * Q8_1, Q4_K and Q6_K against Q8_K): the quantized activations are exactly the NATIVE rounding, and both vector widths (512
+ * and 256 bits, whichever this CPU prefers), scalar twin and a float64 sum of dequantized weights
+ * times rounded activations agree, on odd block counts, misaligned rows and the largest products.
  */
 class IntegerDotTest {
 
+    /** The table's types with integer kernels: a new one is tested here without editing a list. */
     static Stream<GgmlType> integerTypes() {
-        return Stream.of(GgmlType.Q4_0, GgmlType.Q8_0, GgmlType.Q4_K);
+        return Stream.of(GgmlType.values())
+                .filter(Kernels::supports)
+                .filter(t -> Kernels.of(t) instanceof IntegerDotKernel);
+    }
+
+    @Test
+    void theTableHasTheIntegerKernelsThisTestExpects() {
+        assertThat(integerTypes())
+                .contains(GgmlType.Q4_0, GgmlType.Q4_1, GgmlType.Q5_0, GgmlType.Q8_0, GgmlType.Q4_K, GgmlType.Q6_K);
     }
 
     @ParameterizedTest
     @ValueSource(ints = {32, 64, 96, 2048, 2080})
     void q8_0ActivationsAreTheNativeRoundingExactly(int n) {
         assertQuantizedIsRounded(VecDotType.Q8_0, n);
+        assertQuantizedIsRounded(VecDotType.Q8_1, n); // Q4_1's: the same values, the sums used for its minimums
     }
 
     @ParameterizedTest
@@ -76,6 +87,9 @@ class IntegerDotTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("blocks of 256")
                 .hasMessageContaining("288");
+        assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_1, new float[40], 0, 40))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("blocks of 32");
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.F16, new float[32], 0, 32))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("F16");
@@ -84,8 +98,7 @@ class IntegerDotTest {
     @ParameterizedTest
     @MethodSource("integerTypes")
     void vectorAndScalarMatchAFloat64SumOnOddAndEvenBlockCounts(GgmlType type) {
-        TypeKernel k = Kernels.of(type);
-        assertThat(k.hasQ8Dot()).isTrue();
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
         for (int blocks : new int[] {1, 2, 3, 7, 64, 65}) {
             int n = type.blockSize() * blocks;
             for (int pad = 0; pad < 2; pad++) {
@@ -105,12 +118,12 @@ class IntegerDotTest {
     @ParameterizedTest
     @MethodSource("integerTypes")
     void largestProductsDoNotOverflowTheSixteenBitLanes(GgmlType type) {
-        TypeKernel k = Kernels.of(type);
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
         int n = 2 * type.blockSize();
         long bpb = type.bytesPerBlock();
         byte fill = switch (type) {
             case Q8_0 -> (byte) -128; // w = -128
-            case Q4_0 -> 0; // q - 8 = -8
+            case Q4_0, Q5_0, Q6_K -> 0; // q - 8 = -8; Q5_0: q - 16 = -16; Q6_K: q - 32 = -32 (int8 scales below)
             default -> (byte) 0xFF; // Q4_K: nibbles 15, 6-bit scales and minimums 63
         };
         MemorySegment seg = MemorySegment.ofArray(new byte[(int) type.bytesFor(n)]);
@@ -120,6 +133,11 @@ class IntegerDotTest {
             }
             for (int f : Blocks.f16ScaleFields(type)) {
                 seg.set(Blocks.SHORT, b * bpb + f, (short) 0x3C00); // d = dmin = 1
+            }
+            if (type == GgmlType.Q6_K) {
+                for (int j = 0; j < 16; j++) {
+                    seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, b * bpb + 192 + j, (byte) -128);
+                }
             }
         }
         float[] x = new float[n];
@@ -133,44 +151,65 @@ class IntegerDotTest {
             want += (double) w[i] * q.q[i] * q.d[i / k.vecDotType().blockSize()];
         }
         assertThat(want).isNotZero();
-        assertThat((double) k.dotQ8(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
+        want += q8_1Offset(k, seg, q, n);
+        assertThat((double) k.dotQ8Wide(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
+        assertThat((double) k.dotQ8Narrow(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
         assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).isCloseTo(want, within(1e-6 * Math.abs(want)));
     }
 
     @ParameterizedTest
     @MethodSource("integerTypes")
     void adversarialScalesAgreeWithTheScalarTwin(GgmlType type) {
-        TypeKernel k = Kernels.of(type);
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
         for (short scale : KernelParityTest.ADVERSARIAL) {
             int n = 3 * type.blockSize();
             MemorySegment seg = Blocks.random(type, n, scale, 0, () -> scale, null);
             QuantizedActivations q = new QuantizedActivations();
             q.quantize(k.vecDotType(), Blocks.gaussian(n, 5, 1f), 0, n);
-            float fast = k.dotQ8(seg, 0, q, n);
             float slow = k.dotQ8Scalar(seg, 0, q, n);
-            if (!Float.isFinite(slow)) {
-                // inf/NaN scales: lanes of mixed sign may meet as inf - inf (NaN) where the block order gives ±inf
-                assertThat(Float.isFinite(fast))
-                        .as("%s scale %04x: %s vs %s", type, scale, fast, slow)
-                        .isFalse();
-            } else {
-                assertThat(fast)
-                        .as("%s scale %04x", type, scale)
-                        .isCloseTo(slow, within(1e-5f * Math.abs(slow) + 1e-30f));
+            for (float fast : new float[] {k.dotQ8Wide(seg, 0, q, n), k.dotQ8Narrow(seg, 0, q, n)}) {
+                if (!Float.isFinite(slow)) {
+                    // inf/NaN scales: lanes of mixed sign may meet as inf - inf (NaN) where the block order gives ±inf
+                    assertThat(Float.isFinite(fast))
+                            .as("%s scale %04x: %s vs %s", type, scale, fast, slow)
+                            .isFalse();
+                } else {
+                    assertThat(fast)
+                            .as("%s scale %04x", type, scale)
+                            .isCloseTo(slow, within(1e-5f * Math.abs(slow) + 1e-30f));
+                }
             }
         }
     }
 
     @Test
-    void typesWithoutAnIntegerKernelSaySo() {
-        TypeKernel k = Kernels.of(GgmlType.Q6_K);
-        assertThat(k.hasQ8Dot()).isFalse();
-        assertThatThrownBy(() -> k.dotQ8(MemorySegment.ofArray(new byte[210]), 0, new QuantizedActivations(), 256))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("Q6_K");
+    void theKernelForThisCpuIsOneOfTheTwoWidths() {
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(GgmlType.Q4_K);
+        MemorySegment seg = Blocks.random(GgmlType.Q4_K, 512, 3, 0, () -> (short) 0x2000, null);
+        QuantizedActivations q = new QuantizedActivations();
+        q.quantize(VecDotType.Q8_K, Blocks.gaussian(512, 4, 1f), 0, 512);
+        float picked = Layouts.WIDE ? k.dotQ8Wide(seg, 0, q, 512) : k.dotQ8Narrow(seg, 0, q, 512);
+        assertThat(k.dotQ8(seg, 0, q, 512)).isEqualTo(picked);
     }
 
-    private static void check(TypeKernel k, MemorySegment seg, QuantizedActivations q, int n, String what) {
+    /**
+     * Q8_1 kernels (Q4_1): llama.cpp multiplies each block minimum by the f16 block sum s instead of
+     * the grid's d·Σq; this is Σ_b m_b·(s_b − d_b·Σq_b), 0 for the other activation types.
+     */
+    static double q8_1Offset(IntegerDotKernel k, MemorySegment seg, QuantizedActivations q, int n) {
+        if (q.type != VecDotType.Q8_1) {
+            return 0;
+        }
+        double off = 0;
+        long bpb = k.type().bytesPerBlock();
+        for (int b = 0; b < n / 32; b++) {
+            float m = Float.float16ToFloat(seg.get(Blocks.SHORT, b * bpb + 2));
+            off += (double) m * (q.blockSums[b] - (double) q.d[b] * q.sums[b]);
+        }
+        return off;
+    }
+
+    private static void check(IntegerDotKernel k, MemorySegment seg, QuantizedActivations q, int n, String what) {
         float[] w = new float[n];
         k.dequantizeScalar(seg, 0, w, 0, n);
         double want = 0;
@@ -181,8 +220,10 @@ class IntegerDotTest {
             abs += Math.abs(p);
         }
         double tol = 1e-5 * abs + 1e-30;
-        assertThat((double) k.dotQ8(seg, 0, q, n)).as(what + " vector").isCloseTo(want, within(tol));
-        assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).as(what + " scalar").isCloseTo(want, within(tol));
+        double llama = want + q8_1Offset(k, seg, q, n);
+        assertThat((double) k.dotQ8Wide(seg, 0, q, n)).as(what + " 512-bit").isCloseTo(llama, within(tol));
+        assertThat((double) k.dotQ8Narrow(seg, 0, q, n)).as(what + " 256-bit").isCloseTo(llama, within(tol));
+        assertThat((double) k.dotQ8Scalar(seg, 0, q, n)).as(what + " scalar").isCloseTo(llama, within(tol));
         float[] rounded = new float[n];
         for (int i = 0; i < n; i++) {
             rounded[i] = q.q[i] * q.d[i / q.type.blockSize()];

@@ -155,8 +155,8 @@ class MatMulTest {
 
     @Test
     void nativeAndF32DifferExactlyByTheActivationRounding() {
-        // Q5_0 pairs with Q8_0 activations and has no integer kernel: NATIVE is the float dot on rounded x
-        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q5_0, 8 * 256, 3), GgmlType.Q5_0, 8, 256);
+        // Q5_K pairs with Q8_K activations and has no integer kernel: NATIVE is the float dot on rounded x
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q5_K, 8 * 256, 3), GgmlType.Q5_K, 8, 256);
         float[] x = Blocks.gaussian(256, 4, 1f);
         float[] a = new float[8];
         float[] b = new float[8];
@@ -164,15 +164,15 @@ class MatMulTest {
         new MatMul(pool1, Precision.NATIVE).multiply(w, x, 0, 1, b, 0);
         assertThat(a).isNotEqualTo(b);
         float[] xr = x.clone();
-        VecDotType.Q8_0.round(xr, 0, xr, 0, 256);
+        VecDotType.Q8_K.round(xr, 0, xr, 0, 256);
         float[] c = new float[8];
         new MatMul(pool1, Precision.F32).multiply(w, xr, 0, 1, c, 0);
         assertThat(c).containsExactly(b);
     }
 
     @Test
-    void nativeDecodeOfQ8_0AndQ4_0RunsTheIntegerKernel() {
-        for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.Q4_0}) {
+    void nativeDecodeOfQ8_0Q4_0AndQ5_0RunsTheIntegerKernel() {
+        for (GgmlType type : new GgmlType[] {GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q5_0}) {
             WeightMatrix w = WeightMatrix.of(Blocks.random(type, 9 * 320, 5), type, 9, 320);
             float[] x = Blocks.gaussian(320, 6, 1f);
             float[] fast = new float[9];
@@ -181,7 +181,7 @@ class MatMulTest {
             MatMul.scalarTwin(pool2, Precision.NATIVE).multiply(w, x, 0, 1, twin, 0);
             QuantizedActivations q = new QuantizedActivations();
             q.quantize(VecDotType.Q8_0, x, 0, 320);
-            TypeKernel k = Kernels.of(type);
+            IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
             for (int r = 0; r < 9; r++) {
                 float want = k.dotQ8Scalar(w.data(), r * w.rowBytes(), q, 320);
                 assertThat(twin[r]).as("%s row %d, scalar twin", type, r).isEqualTo(want);

@@ -1,0 +1,56 @@
+package org.jacap.bench.throughput;
+
+import java.util.List;
+import org.jacap.bench.report.SampleStats;
+import org.jacap.bench.report.TextTable;
+import org.jacap.bench.report.TextTable.Column;
+import org.jacap.bench.report.Units;
+
+/**
+ * llama-bench and Jacap measured alternately on the same file, threads and test: llama-bench's
+ * table with both rates and their ratio (Jacap / llama.cpp).
+ *
+ * @param rows one per thread count and test
+ * @param rounds how many times each pair was measured (llama-bench, then Jacap)
+ */
+public record VsReport(List<Row> rows, int rounds) {
+
+    /**
+     * One test: the mean over the rounds of each side's mean tokens/s, and the spread of those
+     * means (for one round, each tool's own standard deviation over its repetitions).
+     */
+    public record Row(ModelSummary model, int threads, BenchTest test, SampleStats llama, SampleStats jacap) {
+        public double ratio() {
+            return jacap.mean() / llama.mean();
+        }
+    }
+
+    public VsReport {
+        rows = List.copyOf(rows);
+    }
+
+    public String markdown() {
+        TextTable table = new TextTable(List.of(
+                Column.left("model", 30),
+                Column.right("size", 10),
+                Column.right("params", 10),
+                Column.right("threads", 7),
+                Column.right("test", 15),
+                Column.right("llama.cpp t/s", 20),
+                Column.right("Jacap t/s", 20),
+                Column.right("Jacap/llama", 11)));
+        for (Row r : rows) {
+            table.row(
+                    r.model().type(),
+                    Units.bytes(r.model().sizeBytes()),
+                    Units.params(r.model().params()),
+                    Integer.toString(r.threads()),
+                    r.test().name(),
+                    r.llama().format(2),
+                    r.jacap().format(2),
+                    Units.fixed(r.ratio(), 2) + "x");
+        }
+        return table.render() + "\nalternating llama-bench / Jacap, " + rounds + (rounds == 1 ? " round" : " rounds")
+                + " per test; only ratios from one run mean anything on a shared machine\n";
+    }
+}
