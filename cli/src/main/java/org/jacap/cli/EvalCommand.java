@@ -217,7 +217,15 @@ final class EvalCommand implements Callable<Integer> {
             throw new NoSuchFileException(model.toString());
         }
         List<String> texts = docs == null ? null : Documents.read(docs);
+        // An unwritable --csv/--chart fails now, not after the whole run.
+        if (csv != null) {
+            AtomicFiles.checkWritable(csv, "--csv");
+        }
+        if (chart != null) {
+            AtomicFiles.checkWritable(chart, "--chart");
+        }
         VectorSupport.warning().ifPresent(err::println);
+        ModelOptions.warnAboveCores(err, threads);
         try (Model m = Model.load(model, new LoadOptions(threads, org.jacap.simd.Precision.NATIVE, null))) {
             Tokenizer tokenizer = m.tokenizer();
             Iterator<String> source = texts == null ? Documents.synthetic(seed) : Documents.once(texts);

@@ -116,7 +116,7 @@ final class PerplexityCommand implements Callable<Integer> {
         try (Model m = Model.load(model, new LoadOptions(threads, prec, null))) {
             PerplexityRun run = new PerplexityRun(m, m.tokenizer(), out, Progress.NONE);
             int[] tokens = text == null ? new int[0] : run.tokenize(text);
-            if (text != null) {
+            if (text != null && tokens.length >= 2 * nCtx) {
                 err.printf(
                         Locale.ROOT,
                         "perplexity: %d tokens, n_ctx=%d, %d chunks, %d threads, precision %s%n",

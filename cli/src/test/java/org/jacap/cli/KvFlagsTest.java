@@ -14,7 +14,7 @@ class KvFlagsTest {
     void defaultsAndTheFlagOfEveryBadCombination() {
         assertThat(KvFlags.parse(null, null, null, null, null, null)).isNull();
         assertThat(KvFlags.parse("none", null, null, null, null, null)).isNull();
-        EvictionSettings b = KvFlags.parse("jacap:tau=20", null, null, 1024, null, null);
+        EvictionSettings b = KvFlags.parse("jacap-paper:tau=20", null, null, 1024, null, null);
         assertThat(b.budget()).isEqualTo(1024);
         assertThat(b.slack()).isEqualTo(128);
         assertThat(b.ratio()).isZero();

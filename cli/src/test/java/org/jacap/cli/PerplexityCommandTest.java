@@ -113,7 +113,7 @@ class PerplexityCommandTest {
         assertThat(notUtf8.err()).contains("is not UTF-8 text");
 
         CliRun noBase = CliRun.of("perplexity", "-m", CliRun.stories(), "--kl-divergence");
-        assertThat(noBase.code()).isEqualTo(2);
+        assertThat(noBase.code()).isNotZero();
         assertThat(noBase.err()).contains("--kl-divergence needs --kl-divergence-base");
 
         Path junk = dir.resolve("junk.kld");
