@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.tokenizer.Tokenizer;
@@ -111,7 +112,7 @@ public final class PerplexityRun {
             if (addBos) {
                 chunk[0] = tokenizer.bosId();
             }
-            InferenceState st = model.newState(nCtx);
+            InferenceState st = model.newState(nCtx, KvCacheTypes.DEFAULT); // F16, as llama-perplexity
             for (int p = 0; p < first; p += batch) {
                 model.forward(st, chunk, p, Math.min(batch, first - p), false);
             }
