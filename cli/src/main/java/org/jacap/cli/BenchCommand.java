@@ -14,8 +14,8 @@ import org.jacap.bench.synthetic.SyntheticModel;
 import org.jacap.bench.synthetic.SyntheticPlan;
 import org.jacap.bench.synthetic.SyntheticShape;
 import org.jacap.bench.synthetic.SyntheticType;
+import org.jacap.bench.throughput.BenchCase;
 import org.jacap.bench.throughput.BenchReport;
-import org.jacap.bench.throughput.BenchTest;
 import org.jacap.bench.throughput.LlamaBench;
 import org.jacap.bench.throughput.ReportFormat;
 import org.jacap.bench.throughput.ThroughputBenchmark;
@@ -222,18 +222,18 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private List<BenchTest> tests() {
-        List<BenchTest> tests = new ArrayList<>();
+    private List<BenchCase> tests() {
+        List<BenchCase> tests = new ArrayList<>();
         for (int n : prompts) {
             SamplingOptions.check(spec, n >= 0, "-p lengths must be >= 0 (got " + n + ")");
             if (n > 0) {
-                tests.add(BenchTest.prompt(n));
+                tests.add(BenchCase.prompt(n));
             }
         }
         for (int n : gens) {
             SamplingOptions.check(spec, n >= 0, "-n lengths must be >= 0 (got " + n + ")");
             if (n > 0) {
-                tests.add(BenchTest.generation(n));
+                tests.add(BenchCase.generation(n));
             }
         }
         SamplingOptions.check(spec, !tests.isEmpty(), "nothing to measure: -p and -n are both 0");

@@ -51,11 +51,6 @@ final class WeightBinder {
         return wrap(t, file.data(t), rows, cols);
     }
 
-    /** Like {@link #matrix} but null when the tensor is absent. */
-    WeightMatrix optionalMatrix(String name, int rows, int cols) {
-        return has(name) ? matrix(name, rows, cols) : null;
-    }
-
     /**
      * A fused matrix split into consecutive row ranges of the given sizes (e.g. Phi-3's
      * {@code attn_qkv} → q, k, v): each part is a zero-copy view of its rows.

@@ -84,10 +84,6 @@ final class TokenDecoder {
         return text[check(id)];
     }
 
-    byte[] displayBytes(int id) {
-        return display[check(id)];
-    }
-
     /** The piece of one token for display; a lone byte that is not a character shows the token's own text. */
     String piece(int id) {
         byte[] b = display[check(id)];

@@ -92,10 +92,6 @@ public final class Quantize {
         return out;
     }
 
-    private static float f16Round(float v) {
-        return HalfFloats.f16ToFloat(HalfFloats.floatToF16(v));
-    }
-
     // ---- 32-element blocks -------------------------------------------------------------------
 
     private static void q8_0(float[] x, int s, MemorySegment y, long o) {

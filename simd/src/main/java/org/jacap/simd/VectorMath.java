@@ -63,9 +63,4 @@ final class VectorMath {
         FloatVector result = p.mul(bits.reinterpretAsFloats());
         return result.blend(0f, under).blend(Float.POSITIVE_INFINITY, over);
     }
-
-    /** Scalar twin of {@link #exp}'s contract: {@code Math.exp} rounded to float. */
-    static float expScalar(float x) {
-        return (float) Math.exp(x);
-    }
 }

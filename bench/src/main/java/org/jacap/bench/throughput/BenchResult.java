@@ -16,7 +16,7 @@ public record BenchResult(
         ModelSummary model,
         String backend,
         int threads,
-        BenchTest test,
+        BenchCase test,
         long[] samplesNs,
         long loadNanos,
         long kvCacheBytes,
@@ -26,7 +26,7 @@ public record BenchResult(
             ModelSummary model,
             String backend,
             int threads,
-            BenchTest test,
+            BenchCase test,
             long[] samplesNs,
             long loadNanos,
             long kvCacheBytes) {

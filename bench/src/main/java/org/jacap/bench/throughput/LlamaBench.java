@@ -32,7 +32,7 @@ public final class LlamaBench {
     public record Result(double avgTs, double stddevTs) {}
 
     /** The command line for {@code test} on {@code model} with {@code threads} threads. */
-    List<String> command(Path model, int threads, BenchTest test, int repetitions) {
+    List<String> command(Path model, int threads, BenchCase test, int repetitions) {
         return List.of(
                 executable.toString(),
                 "-m",
@@ -50,7 +50,7 @@ public final class LlamaBench {
     }
 
     /** Runs one test; {@link IOException} with one line (its last stderr line) when llama-bench fails. */
-    public Result run(Path model, int threads, BenchTest test, int repetitions) throws IOException {
+    public Result run(Path model, int threads, BenchCase test, int repetitions) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command(model, threads, test, repetitions));
         Path errFile = Files.createTempFile("llama-bench", ".err");
         try {

@@ -49,7 +49,7 @@ public final class ThroughputBenchmark {
      * @param cacheTypes how the KV cache stores keys and values
      */
     public record Settings(
-            List<BenchTest> tests,
+            List<BenchCase> tests,
             List<Integer> threads,
             int repetitions,
             int warmups,
@@ -85,7 +85,7 @@ public final class ThroughputBenchmark {
         }
 
         public Settings(
-                List<BenchTest> tests,
+                List<BenchCase> tests,
                 List<Integer> threads,
                 int repetitions,
                 int warmups,
@@ -124,12 +124,12 @@ public final class ThroughputBenchmark {
             long start = System.nanoTime();
             try (Model model = Model.load(modelPath, new LoadOptions(threads, settings.precision(), null))) {
                 long loadNanos = System.nanoTime() - start;
-                for (BenchTest test : settings.tests()) {
+                for (BenchCase test : settings.tests()) {
                     checkContext(model, test);
                     results.add(
                             measure(model, summary, threads, test, null, settings, loadNanos, done, total, progress));
                 }
-                for (BenchTest test : settings.tests()) {
+                for (BenchCase test : settings.tests()) {
                     if (test.promptTokens() == 0) {
                         continue;
                     }
@@ -138,7 +138,7 @@ public final class ThroughputBenchmark {
                                 model,
                                 summary,
                                 threads,
-                                BenchTest.prompt(test.promptTokens()),
+                                BenchCase.prompt(test.promptTokens()),
                                 policies.get(i),
                                 settings,
                                 loadNanos,
@@ -152,7 +152,7 @@ public final class ThroughputBenchmark {
         return new BenchReport(results, ProcessMemory.peakRssBytes());
     }
 
-    private static void checkContext(Model model, BenchTest test) {
+    private static void checkContext(Model model, BenchCase test) {
         int max = model.config().contextLength();
         if (max > 0 && test.contextLength() > max) {
             throw new IllegalArgumentException(
@@ -164,7 +164,7 @@ public final class ThroughputBenchmark {
             Model model,
             ModelSummary summary,
             int threads,
-            BenchTest test,
+            BenchCase test,
             EvictionPolicy policy,
             Settings settings,
             long loadNanos,
@@ -222,7 +222,7 @@ public final class ThroughputBenchmark {
     /** One repetition in a fresh state: {test nanos, compression nanos, KV-cache bytes}. */
     private static long[] repetition(
             Model model,
-            BenchTest test,
+            BenchCase test,
             EvictionPolicy policy,
             Budget budget,
             KvCacheTypes types,
@@ -243,7 +243,7 @@ public final class ThroughputBenchmark {
     }
 
     /** One timed repetition: the prefill (if any), then the single-token decodes (if any). */
-    static long runOnce(Model model, InferenceState state, BenchTest test, SplittableRandom random) {
+    static long runOnce(Model model, InferenceState state, BenchCase test, SplittableRandom random) {
         int vocab = model.config().vocabSize();
         int bos = bosId(model);
         int[] prompt = new int[test.promptTokens()];

@@ -29,7 +29,7 @@ public final class VsBenchmark {
         long total = (long) settings.threads().size() * settings.tests().size() * rounds * 2;
         long done = 0;
         for (int threads : settings.threads()) {
-            for (BenchTest test : settings.tests()) {
+            for (BenchCase test : settings.tests()) {
                 double[] l = new double[rounds];
                 double[] j = new double[rounds];
                 LlamaBench.Result lastLlama = null;

@@ -19,7 +19,7 @@ public record VsReport(List<Row> rows, int rounds) {
      * One test: the mean over the rounds of each side's mean tokens/s, and the spread of those
      * means (for one round, each tool's own standard deviation over its repetitions).
      */
-    public record Row(ModelSummary model, int threads, BenchTest test, SampleStats llama, SampleStats jacap) {
+    public record Row(ModelSummary model, int threads, BenchCase test, SampleStats llama, SampleStats jacap) {
         public double ratio() {
             return jacap.mean() / llama.mean();
         }

@@ -21,7 +21,7 @@ class BenchReportTest {
                                 MODEL,
                                 "Java CPU",
                                 2,
-                                BenchTest.prompt(512),
+                                BenchCase.prompt(512),
                                 new long[] {8_000_000_000L, 7_680_000_000L},
                                 1_500_000_000L,
                                 16L << 20),
@@ -29,7 +29,7 @@ class BenchReportTest {
                                 MODEL,
                                 "Java CPU",
                                 2,
-                                BenchTest.generation(128),
+                                BenchCase.generation(128),
                                 new long[] {5_120_000_000L, 5_120_000_000L},
                                 1_500_000_000L,
                                 4L << 20)),
@@ -38,10 +38,10 @@ class BenchReportTest {
 
     @Test
     void testNamesAreLlamaBenchs() {
-        assertThat(BenchTest.prompt(512).name()).isEqualTo("pp512");
-        assertThat(BenchTest.generation(128).name()).isEqualTo("tg128");
-        assertThat(new BenchTest(16, 4).name()).isEqualTo("pp16+tg4");
-        assertThatThrownBy(() -> new BenchTest(0, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(BenchCase.prompt(512).name()).isEqualTo("pp512");
+        assertThat(BenchCase.generation(128).name()).isEqualTo("tg128");
+        assertThat(new BenchCase(16, 4).name()).isEqualTo("pp16+tg4");
+        assertThatThrownBy(() -> new BenchCase(0, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -97,7 +97,7 @@ class BenchReportTest {
                 MODEL,
                 "Java CPU",
                 2,
-                BenchTest.prompt(512),
+                BenchCase.prompt(512),
                 new long[] {8_000_000_000L, 8_000_000_000L},
                 1_500_000_000L,
                 16L << 20,

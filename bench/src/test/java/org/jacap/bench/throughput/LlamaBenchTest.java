@@ -35,7 +35,7 @@ class LlamaBenchTest {
     @Test
     void passesTheSameSettingsJacapUses() {
         LlamaBench lb = new LlamaBench(Path.of("/bin/sh"));
-        assertThat(lb.command(Path.of("m.gguf"), 2, BenchTest.generation(128), 3))
+        assertThat(lb.command(Path.of("m.gguf"), 2, BenchCase.generation(128), 3))
                 .containsExactly("/bin/sh", "-m", "m.gguf", "-t", "2", "-p", "0", "-n", "128", "-r", "3", "-o", "csv");
         assertThatThrownBy(() -> new LlamaBench(Path.of("/no/such/llama-bench")))
                 .isInstanceOf(IllegalArgumentException.class)
