@@ -2,15 +2,11 @@ package org.jacap.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.jacap.JacapException;
 import org.jacap.bench.perplexity.PerplexityRun;
 import org.jacap.bench.progress.Progress;
 import org.jacap.model.LoadOptions;
@@ -111,7 +107,7 @@ final class PerplexityCommand implements Callable<Integer> {
         if (klDivergence && !Files.isRegularFile(base)) {
             throw new NoSuchFileException(base.toString());
         }
-        String text = klDivergence ? null : readText(file);
+        String text = klDivergence ? null : Utf8Text.read(file, "text file");
         VectorSupport.warning().ifPresent(err::println);
         try (Model m = Model.load(model, new LoadOptions(threads, prec, null))) {
             PerplexityRun run = new PerplexityRun(m, m.tokenizer(), out, Progress.NONE);
@@ -145,21 +141,5 @@ final class PerplexityCommand implements Callable<Integer> {
             }
         }
         return 0;
-    }
-
-    private static String readText(Path file) throws IOException {
-        if (!Files.exists(file)) {
-            throw new NoSuchFileException(file.toString());
-        }
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new JacapException(file + " is not UTF-8 text");
-        }
     }
 }

@@ -73,7 +73,7 @@ class RealModelTest {
             int vocab = model.config().vocabSize();
             for (int c = 0; c < cases.size(); c++) {
                 JsonNode k = cases.get(c);
-                int[] prompt = ints(k.get("prompt_ids"));
+                int[] prompt = OracleTest.ints(k.get("prompt_ids"));
                 JsonNode steps = k.get("steps");
                 // Teacher-forced log-probs.
                 InferenceState st = model.newState(prompt.length + steps.size() + 1, KvCacheTypes.DEFAULT);
@@ -101,7 +101,7 @@ class RealModelTest {
                     if (step.get("margin").asDouble() < MIN_MARGIN) {
                         break;
                     }
-                    int id = argmax(logits, vocab);
+                    int id = OracleTest.argmax(logits);
                     assertThat(id)
                             .as(
                                     "%s case %d (%s): greedy id at step %d (reference margin %.3f)",
@@ -150,24 +150,6 @@ class RealModelTest {
         double[] out = new double[n];
         for (int i = 0; i < n; i++) {
             out[i] = logits[i] - logZ;
-        }
-        return out;
-    }
-
-    static int argmax(float[] logits, int n) {
-        int best = 0;
-        for (int i = 1; i < n; i++) {
-            if (logits[i] > logits[best]) {
-                best = i;
-            }
-        }
-        return best;
-    }
-
-    static int[] ints(JsonNode array) {
-        int[] out = new int[array.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = array.get(i).asInt();
         }
         return out;
     }

@@ -41,8 +41,7 @@ public final class GeluTable {
         Objects.checkFromIndexSize(go, n, gate.length);
         Objects.checkFromIndexSize(uo, n, up.length);
         for (int i = 0; i < n; i++) {
-            float x = gate[go + i];
-            gate[go + i] = x >= 10f ? x * up[uo + i] : gelu(x) * up[uo + i];
+            gate[go + i] = gelu(gate[go + i]) * up[uo + i];
         }
     }
 

@@ -44,7 +44,7 @@ public final class HalfOnlineAttention {
         int qh = 0;
         int acc = dk;
         for (int c = 0; c < dk; c++) {
-            scratch[qh + c] = round(q[qOff + c]);
+            scratch[qh + c] = HalfFloats.roundToF16(q[qOff + c]);
         }
         java.util.Arrays.fill(scratch, acc, acc + dv, 0f);
         float m = Float.NEGATIVE_INFINITY;
@@ -59,14 +59,14 @@ public final class HalfOnlineAttention {
                 m = kq;
                 ms = (float) Math.exp(old - m);
                 for (int c = 0; c < dv; c++) {
-                    scratch[acc + c] = round(scratch[acc + c] * ms);
+                    scratch[acc + c] = HalfFloats.roundToF16(scratch[acc + c] * ms);
                 }
             } else {
                 vs = (float) Math.exp(kq - m);
             }
             int v = valOff + j * dv;
             for (int c = 0; c < dv; c++) {
-                scratch[acc + c] = round(Math.fma(values[v + c], vs, scratch[acc + c]));
+                scratch[acc + c] = HalfFloats.roundToF16(Math.fma(values[v + c], vs, scratch[acc + c]));
             }
             s = s * ms + vs;
         }
@@ -74,9 +74,5 @@ public final class HalfOnlineAttention {
         for (int c = 0; c < dv; c++) {
             out[outOff + c] = scratch[acc + c] * inv;
         }
-    }
-
-    private static float round(float x) {
-        return Float.float16ToFloat(Float.floatToFloat16(x));
     }
 }

@@ -114,6 +114,9 @@ public final class MatMul {
 
     private VecDotType roundType;
     private float[] rounded = new float[0];
+    /** Q8_1 block-sum corrections per token and block ({@link #addQ8_1SumCorrections}); grows, never shrinks. */
+    private float[] sumCorrections = new float[0];
+
     private float[] packed = new float[0];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
@@ -253,7 +256,10 @@ public final class MatMul {
     private void addQ8_1SumCorrections(WeightMatrix w, float[] x, int xOff, int batch, float[] out, int outOff) {
         int blocks = w.cols() / 32;
         int blockBytes = (int) (w.rowBytes() / blocks);
-        float[] c = new float[batch * blocks];
+        if (sumCorrections.length < batch * blocks) {
+            sumCorrections = new float[batch * blocks];
+        }
+        float[] c = sumCorrections;
         for (int t = 0; t < batch; t++) {
             VecDotType.q8_1SumCorrections(x, xOff + t * w.cols(), w.cols(), c, t * blocks);
         }

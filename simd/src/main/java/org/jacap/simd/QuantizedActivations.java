@@ -55,9 +55,8 @@ public final class QuantizedActivations {
             sums[g] = sum;
         }
         if (type == VecDotType.Q8_1) {
-            VecDotType.q8_1SumCorrections(x, off, n, blockSums, 0);
             for (int g = 0; g < n / 32; g++) {
-                blockSums[g] += d[g] * sums[g]; // exact: an 11-bit scale times a sum below 2^12
+                blockSums[g] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, off + 32 * g), sums[g]);
             }
         }
         this.type = type;

@@ -78,18 +78,28 @@ public enum VecDotType {
     public static void q8_1SumCorrections(float[] src, int off, int n, float[] out, int outOff) {
         for (int b = 0; b < n / 32; b++) {
             int s = off + 32 * b;
-            float amax = 0f;
-            for (int j = 0; j < 32; j++) {
-                amax = Math.max(amax, Math.abs(src[s + j]));
-            }
-            float d = amax / 127f;
+            float amax = absMax32(src, s);
             float id = amax != 0f ? 127f / amax : 0f;
             int sum = 0;
             for (int j = 0; j < 32; j++) {
                 sum += (int) Math.rint(src[s + j] * id);
             }
-            out[outOff + b] = HalfFloats.roundToF16(d * sum) - HalfFloats.roundToF16(d) * sum;
+            out[outOff + b] = q8_1BlockSum(amax, sum) - HalfFloats.roundToF16(amax / 127f) * sum;
         }
+    }
+
+    /** llama.cpp's Q8_1 block sum {@code s = f16(d·Σq)} from the block's max |x| and Σq (d = amax/127, unrounded). */
+    static float q8_1BlockSum(float amax, int sumOfQ) {
+        return HalfFloats.roundToF16(amax / 127f * sumOfQ);
+    }
+
+    /** max |x| over {@code src[s, s+32)}. */
+    static float absMax32(float[] src, int s) {
+        float amax = 0f;
+        for (int j = 0; j < 32; j++) {
+            amax = Math.max(amax, Math.abs(src[s + j]));
+        }
+        return amax;
     }
 
     /** One Q8_0 block on the float grid: the integer values times their scale. */
@@ -115,10 +125,7 @@ public enum VecDotType {
      * {@link #round}, {@link QuantizedActivations} and so the integer kernels all use it.
      */
     static float quantizeQ8_0Block(float[] src, int s, float[] v, int t) {
-        float amax = 0f;
-        for (int j = 0; j < 32; j++) {
-            amax = Math.max(amax, Math.abs(src[s + j]));
-        }
+        float amax = absMax32(src, s);
         float id = amax != 0f ? 127f / amax : 0f;
         for (int j = 0; j < 32; j++) {
             v[t + j] = (float) Math.rint(src[s + j] * id);

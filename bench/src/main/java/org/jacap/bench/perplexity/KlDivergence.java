@@ -34,11 +34,7 @@ public final class KlDivergence {
                 top = i;
             }
         }
-        double sumExp = 0;
-        for (int i = 0; i < n; i++) {
-            sumExp += (float) Math.exp(logits[off + i] - max);
-        }
-        float logSumExp = (float) Math.log(sumExp);
+        float logSumExp = (float) Math.log(LlamaSoftmax.sumExp(logits, off, n, max));
         float nll = max + logSumExp - logits[off + token];
         float nllBase = -base.logProb(token);
         sumNll += nll;

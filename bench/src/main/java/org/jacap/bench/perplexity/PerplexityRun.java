@@ -170,10 +170,6 @@ public final class PerplexityRun {
         for (int i = 1; i < n; i++) {
             max = Math.max(max, logits[off + i]);
         }
-        double sumExp = 0;
-        for (int i = 0; i < n; i++) {
-            sumExp += (float) Math.exp(logits[off + i] - max);
-        }
-        return -(logits[off + token] - max - Math.log(sumExp));
+        return -(logits[off + token] - max - Math.log(LlamaSoftmax.sumExp(logits, off, n, max)));
     }
 }

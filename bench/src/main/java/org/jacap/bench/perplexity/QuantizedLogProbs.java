@@ -24,11 +24,7 @@ public record QuantizedLogProbs(float scale, float minLogProb, short[] values) {
             min = Math.min(min, logits[off + i]);
         }
         min = Math.max(min, max - 16);
-        double sumExp = 0;
-        for (int i = 0; i < n; i++) {
-            sumExp += (float) Math.exp(logits[off + i] - max);
-        }
-        float logSumExp = (float) Math.log(sumExp);
+        float logSumExp = (float) Math.log(LlamaSoftmax.sumExp(logits, off, n, max));
         float minLogProb = min - max - logSumExp;
         float scale = (max - min) / 65535f;
         if (scale != 0) {
