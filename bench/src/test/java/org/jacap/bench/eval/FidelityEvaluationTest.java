@@ -174,6 +174,33 @@ class FidelityEvaluationTest {
     }
 
     @Test
+    void slidingWindowLayersKeepTheirWindowWhenTheBudgetIsSmaller() throws Exception {
+        // gemma3 oracle model: layer 0 has a 32-token window; a 64-token context cut to 16 entries per head
+        // leaves layer 0 its 31 live rows and budgets layer 1 only (it failed the budget check before)
+        try (Model gemma =
+                Model.load(Fixtures.oracleModel("gemma3-Q8_0.gguf"), new LoadOptions(1, Precision.F32, null))) {
+            FidelityEvaluation.Settings s =
+                    new FidelityEvaluation.Settings(64, 4, List.of(0.75), Protection.NONE, List.of(), 12, 4, 20, 9);
+            int vocab = gemma.config().vocabSize();
+            List<int[]> w = List.of(new int[s.windowLength()], new int[s.windowLength()]);
+            for (int d = 0; d < w.size(); d++) {
+                int[] x = w.get(d);
+                x[0] = gemma.tokenizer().bosId();
+                for (int i = 1; i < x.length; i++) {
+                    x[i] = 3 + (i * 7919 + d * 131) % (vocab - 3);
+                }
+            }
+            EvalReport r = new FidelityEvaluation(gemma, s, EvalPolicy.parseList("tova,capkv"))
+                    .run(w, "gemma3", (done, total, what) -> {});
+            assertThat(r.cells()).extracting(CellSummary::policy).containsExactly("full", "tova", "capkv");
+            for (CellSummary c : r.cells().subList(1, 3)) {
+                assertThat(c.keptPerHead()).isEqualTo(16);
+                assertThat(c.meanKl().value()).isPositive().isFinite();
+            }
+        }
+    }
+
+    @Test
     void settingsAndPoliciesAreChecked() {
         assertThatThrownBy(() -> settings(List.of(1.0), List.of())).hasMessageContaining("[0, 1)");
         assertThatThrownBy(() -> settings(List.of(0.5), List.of(1.5))).hasMessageContaining("probe depths");
