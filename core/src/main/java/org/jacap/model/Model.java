@@ -255,6 +255,14 @@ public final class Model implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} over {@code [0, count)} on the model's compute threads, for work between
+     * forward passes (an evaluation comparing logit rows); never from inside a forward pass or a task.
+     */
+    public void parallelFor(int count, ThreadPool.RangeTask task) {
+        pool.parallelFor(count, task);
+    }
+
     /** Stops the thread pool and unmaps the file; the model cannot be used afterwards. */
     @Override
     public synchronized void close() {

@@ -129,9 +129,10 @@ public final class DecodeEvaluation {
             for (int c = 0; c < t; c += CHUNK) {
                 int len = Math.min(CHUNK, t - c);
                 float[] pLogits = model.forward(reference, w, p0 + c, len, true);
+                TokenComparison.Reference[] refs = new TokenComparison.Reference[len];
                 for (int j = 0; j < len; j++) {
-                    TokenComparison.Score s =
-                            comparison.compare(pLogits, j * vocab, pLogits, j * vocab, w[p0 + c + j + 1]);
+                    refs[j] = comparison.reference(pLogits, j * vocab);
+                    TokenComparison.Score s = comparison.compare(refs[j], pLogits, j * vocab, w[p0 + c + j + 1]);
                     reference0.add(s);
                     nll += s.nllFull();
                 }
@@ -139,7 +140,7 @@ public final class DecodeEvaluation {
                 for (int i = 0; i < policies.size(); i++) {
                     float[] q = schedules.get(i).decode(w, p0 + c, len, true);
                     for (int j = 0; j < len; j++) {
-                        scores.get(i).add(comparison.compare(pLogits, j * vocab, q, j * vocab, w[p0 + c + j + 1]));
+                        scores.get(i).add(comparison.compare(refs[j], q, j * vocab, w[p0 + c + j + 1]));
                     }
                     progress.update(++done, total, what);
                 }

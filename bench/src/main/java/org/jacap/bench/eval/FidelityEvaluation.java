@@ -280,7 +280,8 @@ public final class FidelityEvaluation {
             perLayer[l] = attention.statistics(l);
         }
         FutureAttentionMass mass = FutureAttentionMass.fromStatistics(perLayer, n);
-        Outcome full = compare(p, p, window, n, forced, 0);
+        TokenComparison.Reference[] refs = references(p, forced);
+        Outcome full = compare(refs, p, window, n, forced, 0);
         progress.update(++done[0], total, what);
 
         List<Outcome> outcomes = new ArrayList<>();
@@ -297,28 +298,45 @@ public final class FidelityEvaluation {
                 CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
                 float[] q = model.forward(s, window, n, forced, true);
-                outcomes.add(compare(p, q, window, n, forced, result.scoringNanos()));
+                outcomes.add(compare(refs, q, window, n, forced, result.scoringNanos()));
                 progress.update(++done[0], total, what);
             }
         }
         return new DocumentRun(full, outcomes);
     }
 
-    private Outcome compare(float[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
+    /** The full-cache distributions of the {@code forced} teacher-forced positions, prepared once per run. */
+    private TokenComparison.Reference[] references(float[] p, int forced) {
         TokenComparison comparison = new TokenComparison(vocab);
-        List<TokenComparison.Score> scores = new ArrayList<>(forced);
+        TokenComparison.Reference[] refs = new TokenComparison.Reference[forced];
+        model.parallelFor(forced, (from, to, worker) -> {
+            for (int j = from; j < to; j++) {
+                refs[j] = comparison.reference(p, j * vocab);
+            }
+        });
+        return refs;
+    }
+
+    private Outcome compare(
+            TokenComparison.Reference[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
+        TokenComparison comparison = new TokenComparison(vocab);
+        TokenComparison.Score[] scores = new TokenComparison.Score[forced];
+        // positions are independent: each thread fills its own slots, the sums below run in order
+        model.parallelFor(forced, (from, to, worker) -> {
+            for (int j = from; j < to; j++) {
+                scores[j] = comparison.compare(p[j], q, j * vocab, window[n + j + 1]);
+            }
+        });
         boolean[] hits = new boolean[forced];
         double[] logProbs = new double[forced];
         double nll = 0;
         for (int j = 0; j < forced; j++) {
             int target = window[n + j + 1];
-            TokenComparison.Score s = comparison.compare(p, j * vocab, q, j * vocab, target);
-            scores.add(s);
             hits[j] = LogitMath.argmax(q, j * vocab, vocab) == target;
-            logProbs[j] = -s.nllCompressed();
-            nll += s.nllFull();
+            logProbs[j] = -scores[j].nllCompressed();
+            nll += scores[j].nllFull();
         }
-        return new Outcome(DocumentFidelity.of(scores), hits, logProbs, nll / forced, scoringNanos);
+        return new Outcome(DocumentFidelity.of(List.of(scores)), hits, logProbs, nll / forced, scoringNanos);
     }
 
     /**

@@ -44,10 +44,55 @@ class MetricsTest {
     }
 
     @Test
-    void logSoftmaxIsStableForLargeLogits() {
-        double[] out = new double[2];
-        LogitMath.logSoftmax(new float[] {1000f, 1000f}, 0, 2, out);
-        assertThat(out[0]).isCloseTo(-Math.log(2), within(1e-12));
+    void largeLogitsStayFinite() {
+        TokenComparison c = new TokenComparison(2);
+        TokenComparison.Score s = c.compare(new float[] {1000f, 1000f}, 0, new float[] {1000f, 1000f + LN3}, 0, 0);
+        assertThat(s.nllFull()).isCloseTo(Math.log(2), within(1e-12));
+        assertThat(s.kl()).isCloseTo(0.5 * Math.log(4.0 / 3.0), within(1e-4)); // ln 3 rounded at 1000 in float
+    }
+
+    @Test
+    void oneReferenceServesManyComparisonsAndMatchesTheTextbookKl() {
+        // KL computed as Σ p(x − y) + (log Z_q − log Z_p): the same as Σ p (log p − log q) on a large
+        // vocabulary with a small perturbation (where the cancellation would show)
+        int n = 50_001;
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        float[] x = new float[n];
+        float[] y = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) (r.nextDouble() * 20 - 10);
+            y[i] = x[i] + (float) (r.nextGaussian() * 0.01);
+        }
+        TokenComparison c = new TokenComparison(n);
+        TokenComparison.Reference ref = c.reference(x, 0);
+        double textbook = textbookKl(x, y);
+        assertThat(textbook).isBetween(1e-6, 1e-3);
+        assertThat(c.compare(ref, y, 0, 5).kl()).isCloseTo(textbook, within(1e-12));
+        assertThat(c.compare(ref, x, 0, 5).kl()).isCloseTo(0, within(1e-14));
+        assertThat(c.compare(ref, y, 0, 5)).isEqualTo(c.compare(x, 0, y, 0, 5));
+    }
+
+    private static double textbookKl(float[] x, float[] y) {
+        double zx = logSumExp(x);
+        double zy = logSumExp(y);
+        double kl = 0;
+        for (int i = 0; i < x.length; i++) {
+            double lp = x[i] - zx;
+            kl += Math.exp(lp) * (lp - (y[i] - zy));
+        }
+        return kl;
+    }
+
+    private static double logSumExp(float[] v) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (float f : v) {
+            max = Math.max(max, f);
+        }
+        double sum = 0;
+        for (float f : v) {
+            sum += Math.exp(f - max);
+        }
+        return max + Math.log(sum);
     }
 
     @Test
