@@ -18,11 +18,13 @@ import org.jacap.bench.eval.Passkey;
 import org.jacap.bench.eval.Protection;
 import org.jacap.bench.eval.TokenWindows;
 import org.jacap.bench.progress.ProgressBar;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.VectorSupport;
 import org.jacap.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -43,6 +45,10 @@ final class EvalCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** f32 by default: the reference is f32, so any other type adds a row of what it costs alone. */
+    @Mixin
+    CacheTypeOptions cacheTypes = new CacheTypeOptions("f32");
 
     @Option(
             names = {"-m", "--model"},
@@ -193,6 +199,7 @@ final class EvalCommand implements Callable<Integer> {
                         "--decode sets its own lengths and budget; " + o + " does not apply");
             }
         }
+        KvCacheTypes storage = cacheTypes.types(spec);
         Protection protection = protect == null ? Protection.NONE : Protection.parse(protect);
         List<EvalPolicy> chosen = EvalPolicy.parseList(policies);
         if (decode != null) {
@@ -242,6 +249,9 @@ final class EvalCommand implements Callable<Integer> {
                             ? "; only " + windows.size() + " of " + documents + " windows available"
                             : "")
                     + ")";
+            if (!storage.equals(KvCacheTypes.F32)) {
+                description += " · KV storage " + FidelityEvaluation.storageRow(storage) + " against an f32 reference";
+            }
             ProgressBar bar = new ProgressBar(err, "eval", Terminal.interactive());
             EvalReport result;
             try {
@@ -250,7 +260,7 @@ final class EvalCommand implements Callable<Integer> {
                             + decodeSettings.continuationTokens() + " under a budget of " + budget
                             + " entries per (layer, KV head) · threads " + threads + " · bootstrap " + bootstrap
                             + ", seed " + seed;
-                    result = new DecodeEvaluation(m, decodeSettings, chosen).run(windows, description, bar);
+                    result = new DecodeEvaluation(m, decodeSettings, chosen, storage).run(windows, description, bar);
                 } else {
                     List<Passkey.Trial> trials = new java.util.ArrayList<>();
                     if (!noPasskey) {
@@ -267,7 +277,8 @@ final class EvalCommand implements Callable<Integer> {
                             + (settings.probeDepths().isEmpty() ? "" : " · probe depths " + settings.probeDepths())
                             + (noPasskey ? "" : " · passkey depths " + passkeyDepths + " in turn")
                             + " · threads " + threads + " · bootstrap " + bootstrap + ", seed " + seed;
-                    result = new FidelityEvaluation(m, settings, chosen).run(windows, trials, description, bar);
+                    result =
+                            new FidelityEvaluation(m, settings, chosen, storage).run(windows, trials, description, bar);
                 }
             } finally {
                 bar.finish();

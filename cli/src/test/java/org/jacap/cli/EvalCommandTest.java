@@ -179,6 +179,41 @@ class EvalCommandTest {
     }
 
     @Test
+    void cacheTypesAddTheStorageRow() {
+        CliRun run = CliRun.of(
+                "eval",
+                "-m",
+                CliRun.stories(),
+                "-N",
+                "2",
+                "-c",
+                "64",
+                "--continuation",
+                "8",
+                "--ratios",
+                "0.5",
+                "--policies",
+                "tova",
+                "--no-probe",
+                "--no-passkey",
+                "--bootstrap",
+                "10",
+                "-t",
+                "1",
+                "-ctk",
+                "f16",
+                "-ctv",
+                "f32");
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.out()).contains("KV storage f16/f32 cache against an f32 reference");
+        assertThat(run.out().lines()).anySatisfy(l -> assertThat(l).startsWith("| f16/f32 cache |   0.0 |   64 |"));
+        assertThat(CliRun.of("eval", "-m", CliRun.stories(), "-ctk", "q4").errLines())
+                .singleElement()
+                .asString()
+                .contains("--cache-type-k: unknown KV cache type 'q4'");
+    }
+
+    @Test
     void badCommandLinesEndInOneMessage() {
         String model = CliRun.stories();
         assertThat(CliRun.of("eval").errLines()).singleElement().asString().contains("--model");

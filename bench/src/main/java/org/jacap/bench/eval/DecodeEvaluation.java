@@ -5,6 +5,7 @@ import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
 import org.jacap.bench.report.Units;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.EvictionPolicy;
 import org.jacap.kv.eviction.EvictionSchedule;
 import org.jacap.kv.eviction.EvictionSettings;
@@ -56,8 +57,18 @@ public final class DecodeEvaluation {
     private final Model model;
     private final Settings settings;
     private final List<EvalPolicy> policies;
+    /** How the decoding caches store keys and values; the reference is always f32. */
+    private final KvCacheTypes storage;
 
     public DecodeEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
+        this(model, settings, policies, KvCacheTypes.F32);
+    }
+
+    /**
+     * The same with every policy's cache in {@code storage}, and (when it is not f32) a row of the
+     * uncompressed cache in that storage.
+     */
+    public DecodeEvaluation(Model model, Settings settings, List<EvalPolicy> policies, KvCacheTypes storage) {
         for (EvalPolicy p : policies) {
             if (p.name().equals(EvalPolicy.ORACLE)) {
                 throw new JacapException("the oracle needs the continuation's attention before it is decoded; "
@@ -72,10 +83,15 @@ public final class DecodeEvaluation {
         this.model = model;
         this.settings = settings;
         this.policies = List.copyOf(policies);
+        this.storage = storage;
+    }
+
+    private boolean stored() {
+        return !storage.equals(KvCacheTypes.F32);
     }
 
     public long workUnits(int documents) {
-        return (long) documents * (1 + policies.size()) * chunks();
+        return (long) documents * (1 + policies.size() + (stored() ? 1 : 0)) * chunks();
     }
 
     private int chunks() {
@@ -92,6 +108,7 @@ public final class DecodeEvaluation {
         int vocab = model.config().vocabSize();
         TokenComparison comparison = new TokenComparison(vocab);
         CellAccumulator full = new CellAccumulator("full", 0);
+        CellAccumulator storageCell = stored() ? new CellAccumulator(FidelityEvaluation.storageRow(storage), 0) : null;
         List<CellAccumulator> cells = new ArrayList<>();
         for (EvalPolicy p : policies) {
             cells.add(new CellAccumulator(p.name(), settings.ratio()));
@@ -109,6 +126,11 @@ public final class DecodeEvaluation {
             progress.update(done, total, what);
             InferenceState reference = model.newState(p0 + t);
             model.forward(reference, w, 0, p0, false);
+            InferenceState storedFull = stored() ? model.newState(p0 + t, storage) : null;
+            List<TokenComparison.Score> storageScores = new ArrayList<>(t);
+            if (storedFull != null) {
+                model.forward(storedFull, w, 0, p0, false);
+            }
             List<EvictionSchedule> schedules = new ArrayList<>();
             long[] nanos = new long[policies.size()];
             for (EvalPolicy p : policies) {
@@ -116,7 +138,7 @@ public final class DecodeEvaluation {
                 EvictionSettings es = EvictionSettings.budget(
                         new EvictionPolicy(policy.scorer(), new UniformAllocator()), settings.budget());
                 EvictionSchedule schedule =
-                        new EvictionSchedule(model, EvictionSchedule.newState(model, es, p0 + t), es, p0 + t);
+                        new EvictionSchedule(model, EvictionSchedule.newState(model, es, p0 + t, storage), es, p0 + t);
                 schedule.prompt(w, 0, p0);
                 schedules.add(schedule);
             }
@@ -137,6 +159,13 @@ public final class DecodeEvaluation {
                     nll += s.nllFull();
                 }
                 progress.update(++done, total, what);
+                if (storedFull != null) {
+                    float[] q = model.forward(storedFull, w, p0 + c, len, true);
+                    for (int j = 0; j < len; j++) {
+                        storageScores.add(comparison.compare(refs[j], q, j * vocab, w[p0 + c + j + 1]));
+                    }
+                    progress.update(++done, total, what);
+                }
                 for (int i = 0; i < policies.size(); i++) {
                     float[] q = schedules.get(i).decode(w, p0 + c, len, true);
                     for (int j = 0; j < len; j++) {
@@ -147,6 +176,9 @@ public final class DecodeEvaluation {
             }
             fullNll += nll / t;
             full.add(DocumentFidelity.of(reference0), null, p0 + t, 0);
+            if (storageCell != null) {
+                storageCell.add(DocumentFidelity.of(storageScores), null, p0 + t, 0);
+            }
             for (int i = 0; i < policies.size(); i++) {
                 EvictionSchedule s = schedules.get(i);
                 if (s.peakHeadLength() > s.headCapacity()) {
@@ -161,6 +193,9 @@ public final class DecodeEvaluation {
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
         List<CellSummary> summaries = new ArrayList<>();
         summaries.add(full.summarize(bootstrap));
+        if (storageCell != null) {
+            summaries.add(storageCell.summarize(bootstrap));
+        }
         for (CellAccumulator c : cells) {
             summaries.add(c.summarize(bootstrap));
         }

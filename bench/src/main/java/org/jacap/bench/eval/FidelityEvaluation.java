@@ -11,6 +11,7 @@ import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
 import org.jacap.bench.report.Units;
 import org.jacap.kv.KvCache;
+import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
 import org.jacap.kv.eviction.CompressionResult;
 import org.jacap.kv.eviction.EvictionObserver;
@@ -36,6 +37,11 @@ import org.jacap.model.Model;
  * Track A compares p and q (KL, top-1, ΔNLL). Track B, the retrieval probe, writes a random span
  * S into C at each depth and, after compression, feeds S: does the model still complete S from
  * its first tokens? Intervals come from one paired bootstrap over documents.
+ *
+ * <p>With a KV storage other than f32 ({@code -ctk/-ctv}), the reference stays f32 and the
+ * context is prefilled a second time into that storage: its uncompressed run is a row of its own
+ * (ratio 0, the storage alone) and the policies compress copies of the stored cache (the storage
+ * with eviction), their statistics reading the stored values.
  */
 public final class FidelityEvaluation {
     private static final StatisticsSpec ATTENTION = StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED);
@@ -106,9 +112,17 @@ public final class FidelityEvaluation {
     private final List<StatisticsSpec> groups = new ArrayList<>();
 
     private final int[] groupOf;
+    /** How the evaluated caches store keys and values; the reference is always f32. */
+    private final KvCacheTypes storage;
 
     public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies) {
+        this(model, settings, policies, KvCacheTypes.F32);
+    }
+
+    /** The same with the compressed caches (and a row of the uncompressed one) in {@code storage}. */
+    public FidelityEvaluation(Model model, Settings settings, List<EvalPolicy> policies, KvCacheTypes storage) {
         this.model = model;
+        this.storage = storage;
         this.settings = settings;
         this.policies = List.copyOf(policies);
         this.vocab = model.config().vocabSize();
@@ -145,8 +159,19 @@ public final class FidelityEvaluation {
 
     /** The same with one passkey trial per document or not. */
     public long workUnits(int documents, boolean passkey) {
-        long cells = (long) policies.size() * settings.ratios().size();
+        long cells = (long) policies.size() * settings.ratios().size() + (stored() ? 1 : 0);
         return documents * (1 + cells) * (1 + settings.probeDepths().size() + (passkey ? 1 : 0));
+    }
+
+    private boolean stored() {
+        return !storage.equals(KvCacheTypes.F32);
+    }
+
+    /** The storage row's name: {@code f16 cache}, or {@code q8_0/f16 cache} when keys and values differ. */
+    public static String storageRow(KvCacheTypes types) {
+        String k = types.keys().label();
+        String v = types.values().label();
+        return (k.equals(v) ? k : k + "/" + v) + " cache";
     }
 
     /**
@@ -185,6 +210,7 @@ public final class FidelityEvaluation {
         }
         int[] probeVocabulary = settings.probeDepths().isEmpty() ? null : probeVocabulary(windows);
         CellAccumulator full = new CellAccumulator("full", 0);
+        CellAccumulator storageCell = stored() ? new CellAccumulator(storageRow(storage), 0) : null;
         Map<String, CellAccumulator> cells = new LinkedHashMap<>();
         for (EvalPolicy p : policies) {
             for (double r : settings.ratios()) {
@@ -214,10 +240,18 @@ public final class FidelityEvaluation {
             fullNll += fidelity.full().meanNll();
             full.add(
                     fidelity.full().fidelity(),
-                    probeOf(probes, -1),
-                    passkeyOf(passkey, trial, -1),
+                    probeOf(probes, FULL),
+                    passkeyOf(passkey, trial, FULL),
                     settings.contextTokens(),
                     0);
+            if (storageCell != null) {
+                storageCell.add(
+                        fidelity.storage().fidelity(),
+                        probeOf(probes, STORAGE),
+                        passkeyOf(passkey, trial, STORAGE),
+                        settings.contextTokens(),
+                        0);
+            }
             int cell = 0;
             for (EvalPolicy p : policies) {
                 for (double r : settings.ratios()) {
@@ -237,6 +271,9 @@ public final class FidelityEvaluation {
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
         List<CellSummary> summaries = new ArrayList<>();
         summaries.add(full.summarize(bootstrap));
+        if (storageCell != null) {
+            summaries.add(storageCell.summarize(bootstrap));
+        }
         for (CellAccumulator c : cells.values()) {
             summaries.add(c.summarize(bootstrap));
         }
@@ -252,7 +289,16 @@ public final class FidelityEvaluation {
             double meanNll,
             long scoringNanos) {}
 
-    private record DocumentRun(Outcome full, List<Outcome> outcomes) {}
+    /** The three kinds of run of a document: the f32 full cache, the stored full cache (or null), the cells. */
+    private record DocumentRun(Outcome full, Outcome storage, List<Outcome> outcomes) {
+        /** {@link #FULL}, {@link #STORAGE} or a cell index. */
+        Outcome get(int cell) {
+            return cell == FULL ? full : cell == STORAGE ? storage : outcomes.get(cell);
+        }
+    }
+
+    private static final int FULL = -1;
+    private static final int STORAGE = -2;
 
     /**
      * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
@@ -261,15 +307,21 @@ public final class FidelityEvaluation {
     private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
         int n = settings.contextTokens();
         InferenceState base = model.newState(window.length);
+        // the state the policies compress: the f32 prefill itself, or a second prefill into the storage
+        InferenceState evaluated = stored() ? model.newState(window.length, storage) : base;
+        if (stored()) {
+            model.forward(base, window, 0, n, false);
+        }
         List<EvictionObserver> observers = new ArrayList<>();
         for (StatisticsSpec spec : groups) {
-            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, base, spec));
+            observers.add(spec.needs().isEmpty() ? null : KvCompressor.observe(model, evaluated, spec));
         }
         List<EvictionObserver> active =
                 observers.stream().filter(o -> o != null).toList();
-        base.setObserver(active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
-        model.forward(base, window, 0, n, false);
-        base.setObserver(null);
+        evaluated.setObserver(
+                active.isEmpty() ? null : active.size() == 1 ? active.getFirst() : new FanOutObserver(active));
+        model.forward(evaluated, window, 0, n, false);
+        evaluated.setObserver(null);
 
         InferenceState reference = base.copy();
         EvictionObserver attention = KvCompressor.observe(model, reference, ATTENTION);
@@ -283,13 +335,19 @@ public final class FidelityEvaluation {
         TokenComparison.Reference[] refs = references(p, forced);
         Outcome full = compare(refs, p, window, n, forced, 0);
         progress.update(++done[0], total, what);
+        Outcome storageRun = null;
+        if (stored()) {
+            float[] q = model.forward(evaluated.copy(), window, n, forced, true);
+            storageRun = compare(refs, q, window, n, forced, 0);
+            progress.update(++done[0], total, what);
+        }
 
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
             EvictionObserver observer = observers.get(groupOf[i]);
             // score once per policy; every ratio cuts the same ranking (what compress() would keep at each)
-            InferenceState prepared = base.copy();
+            InferenceState prepared = evaluated.copy();
             KvCompressor compressor = KvCompressor.forModel(model, policy.forDocument(mass, settings.protection()));
             KvCompressor.Ranking ranking =
                     compressor.rank(prepared.kvCache(), observer == null ? null : observer.copy(), prepared.position());
@@ -302,7 +360,7 @@ public final class FidelityEvaluation {
                 progress.update(++done[0], total, what);
             }
         }
-        return new DocumentRun(full, outcomes);
+        return new DocumentRun(full, storageRun, outcomes);
     }
 
     /** The full-cache distributions of the {@code forced} teacher-forced positions, prepared once per run. */
@@ -358,7 +416,7 @@ public final class FidelityEvaluation {
         }
     }
 
-    /** The probe score of one cell (−1: the full cache), averaged over depths; null without a probe. */
+    /** The probe score of one cell ({@link #FULL}, {@link #STORAGE} or a cell), averaged over depths; null without a probe. */
     private ProbeScore probeOf(List<DocumentRun> probes, int cell) {
         if (probes.isEmpty()) {
             return null;
@@ -366,7 +424,7 @@ public final class FidelityEvaluation {
         List<ProbeScore> perDepth = new ArrayList<>();
         int from = settings.probePrompt() - 1; // input S[prompt−1] predicts S[prompt], the first scored token
         for (DocumentRun run : probes) {
-            Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+            Outcome o = run.get(cell);
             boolean[] hits = o.top1Hits();
             double[] lp = o.targetLogProbs();
             perDepth.add(ProbeScore.of(
@@ -375,12 +433,12 @@ public final class FidelityEvaluation {
         return ProbeScore.mean(perDepth);
     }
 
-    /** The passkey answer's score in one cell (−1: the full cache); null without the task. */
+    /** The passkey answer's score in one cell (as {@link #probeOf}); null without the task. */
     private static ProbeScore passkeyOf(DocumentRun run, Passkey.Trial trial, int cell) {
         if (run == null) {
             return null;
         }
-        Outcome o = cell < 0 ? run.full() : run.outcomes().get(cell);
+        Outcome o = run.get(cell);
         boolean[] hits = o.top1Hits();
         double[] lp = o.targetLogProbs();
         return ProbeScore.of(

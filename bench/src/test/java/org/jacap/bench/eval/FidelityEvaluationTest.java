@@ -8,6 +8,8 @@ import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
 import org.jacap.bench.support.Fixtures;
+import org.jacap.kv.KvCacheTypes;
+import org.jacap.kv.KvStorage;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.Precision;
@@ -171,6 +173,66 @@ class FidelityEvaluationTest {
         assertThatThrownBy(() -> new DecodeEvaluation(model, tight, EvalPolicy.parseList("oracle")))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("decode mode");
+    }
+
+    @Test
+    void storageRowMeasuresTheStorageAloneAndThePoliciesCompressTheStoredCache() {
+        FidelityEvaluation.Settings s = settings(List.of(0.0, 0.5), List.of(0.5));
+        List<int[]> w = windows(s, 2);
+        List<EvalPolicy> knorm = EvalPolicy.parseList("knorm");
+        long[] progress = {0, 0};
+        // f16 keys and values (stories260K's head size 8 does not take q8_0)
+        FidelityEvaluation f16 = new FidelityEvaluation(model, s, knorm, KvCacheTypes.DEFAULT);
+        EvalReport r = f16.run(w, "f16", (done, total, what) -> {
+            progress[0] = done;
+            progress[1] = total;
+        });
+        assertThat(progress[0])
+                .isEqualTo(progress[1])
+                .isEqualTo(f16.workUnits(2))
+                .isEqualTo(2 * (1 + 3) * 2);
+        List<CellSummary> cells = r.cells();
+        assertThat(cells).extracting(CellSummary::policy).containsExactly("full", "f16 cache", "knorm", "knorm");
+        CellSummary storage = cells.get(1);
+        assertThat(storage.ratio()).isZero();
+        assertThat(storage.keptPerHead()).isEqualTo(48);
+        assertThat(storage.meanKl().value()).isPositive().isLessThan(1e-3); // f16 keys and values: a tiny cost
+        // ratio 0 keeps the stored cache whole: exactly the storage row
+        assertThat(cells.get(2).meanKl().value()).isEqualTo(storage.meanKl().value());
+        assertThat(cells.get(2).probe().tokenAccuracy().value())
+                .isEqualTo(storage.probe().tokenAccuracy().value());
+        assertThat(cells.get(3).meanKl().value()).isGreaterThan(storage.meanKl().value());
+        // f32 storage is the reference's own: no storage row, the same table as without the argument
+        EvalReport f32 = new FidelityEvaluation(model, s, knorm, KvCacheTypes.F32).run(w, "x", Progress.NONE);
+        EvalReport plain = new FidelityEvaluation(model, s, knorm).run(w, "x", Progress.NONE);
+        assertThat(f32.cells()).hasSize(3);
+        for (int i = 0; i < 3; i++) { // every figure but the scoring time
+            assertThat(f32.cells().get(i).meanKl())
+                    .isEqualTo(plain.cells().get(i).meanKl());
+            assertThat(f32.cells().get(i).probe())
+                    .isEqualTo(plain.cells().get(i).probe());
+        }
+        assertThat(FidelityEvaluation.storageRow(new KvCacheTypes(KvStorage.Q8_0, KvStorage.F16)))
+                .isEqualTo("q8_0/f16 cache");
+    }
+
+    @Test
+    void decodeModeWithAStorageAddsItsRow() {
+        DecodeEvaluation.Settings tight = new DecodeEvaluation.Settings(40, 70, 16, 20, 3);
+        Tokenizer tok = model.tokenizer();
+        List<int[]> w = TokenWindows.cut(
+                Documents.synthetic(5), t -> tok.encode(t, false, false), tok.bosId(), tight.windowLength(), 2);
+        DecodeEvaluation e = new DecodeEvaluation(model, tight, EvalPolicy.parseList("tova"), KvCacheTypes.DEFAULT);
+        long[] progress = {0, 0};
+        EvalReport r = e.run(w, "d", (done, total, what) -> {
+            progress[0] = done;
+            progress[1] = total;
+        });
+        assertThat(progress[0]).isEqualTo(progress[1]).isEqualTo(e.workUnits(2));
+        assertThat(r.cells()).extracting(CellSummary::policy).containsExactly("full", "f16 cache", "tova");
+        assertThat(r.cells().get(1).meanKl().value())
+                .isPositive()
+                .isLessThan(r.cells().get(2).meanKl().value());
     }
 
     @Test
