@@ -98,6 +98,9 @@ public final class MatMul {
     private final ThreadPool pool;
     private final Precision precision;
     private final boolean vectorized;
+    /** Prefill with {@link FloatLoops#tile6x32} (two token groups, 16-lane vectors) where two groups remain. */
+    private final boolean wideTile;
+
     private final int kChunk;
     private final int tokenBlock;
     private final int panelBytes;
@@ -140,6 +143,19 @@ public final class MatMul {
 
     /** Tuning constructor (tests and benchmarks): chunk width, token block (a multiple of 16) and activation panel budget. */
     MatMul(ThreadPool pool, Precision precision, boolean vectorized, int kChunk, int tokenBlock, int panelBytes) {
+        this(pool, precision, vectorized, kChunk, tokenBlock, panelBytes, FloatLoops.WIDE_TILE);
+    }
+
+    /** The same, choosing the 16-lane prefill tile or the 8-lane one (tests run both on any machine). */
+    MatMul(
+            ThreadPool pool,
+            Precision precision,
+            boolean vectorized,
+            int kChunk,
+            int tokenBlock,
+            int panelBytes,
+            boolean wideTile) {
+        this.wideTile = vectorized && wideTile;
         this.pool = Objects.requireNonNull(pool, "pool");
         this.precision = Objects.requireNonNull(precision, "precision");
         if (kChunk % 256 != 0 || kChunk <= 0) {
@@ -153,7 +169,7 @@ public final class MatMul {
         this.tokenBlock = tokenBlock;
         this.panelBytes = panelBytes;
         this.weightScratch = new float[pool.threads()][PREFILL_ROWS * kChunk];
-        this.tileScratch = new float[pool.threads()][PREFILL_ROWS * PACK];
+        this.tileScratch = new float[pool.threads()][2 * PREFILL_ROWS * PACK];
         this.dotScratch = new DotScratch[pool.threads()];
         for (int i = 0; i < dotScratch.length; i++) {
             dotScratch[i] = new DotScratch();
@@ -399,12 +415,25 @@ public final class MatMul {
                         }
                         for (int tg = t0; tg < t0 + tn; tg += PACK) {
                             int xp = tg * cols + k0 * PACK; // group tg/16 starts at tg*cols
+                            if (wideTile && tg + PACK < t0 + tn) {
+                                FloatLoops.tile6x32(wb, 0, kc, packed, xp, xp + PACK * cols, kn, acc);
+                                store(acc, 0, rn, PACK, outOff + tg * rows + r0, k0 > 0);
+                                tg += PACK;
+                                store(
+                                        acc,
+                                        PREFILL_ROWS * PACK,
+                                        rn,
+                                        Math.min(PACK, batch - tg),
+                                        outOff + tg * rows + r0,
+                                        k0 > 0);
+                                continue;
+                            }
                             if (vectorized) {
                                 FloatLoops.tile6x16(wb, 0, kc, packed, xp, kn, acc);
                             } else {
                                 FloatLoops.tile6x16Scalar(wb, 0, kc, packed, xp, kn, acc);
                             }
-                            store(acc, rn, Math.min(PACK, batch - tg), outOff + tg * rows + r0, k0 > 0);
+                            store(acc, 0, rn, Math.min(PACK, batch - tg), outOff + tg * rows + r0, k0 > 0);
                         }
                     }
                 }
@@ -413,12 +442,12 @@ public final class MatMul {
     }
 
     /** The tile's valid rows x tokens into {@code out}, added to what is there after the first chunk. */
-    private void store(float[] acc, int rn, int tokens, int o, boolean add) {
+    private void store(float[] acc, int accOff, int rn, int tokens, int o, boolean add) {
         final float[] out = this.out;
         final int rows = this.rows;
         for (int t = 0; t < tokens; t++, o += rows) {
             for (int r = 0; r < rn; r++) {
-                float v = acc[r * PACK + t];
+                float v = acc[accOff + r * PACK + t];
                 out[o + r] = add ? out[o + r] + v : v;
             }
         }

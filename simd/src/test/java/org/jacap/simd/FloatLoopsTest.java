@@ -33,6 +33,29 @@ class FloatLoopsTest {
     }
 
     @Test
+    void wideTileEqualsTwoNarrowTilesBitForBit() {
+        for (int n : new int[] {1, 2, 7, 9, 33, 255, 1024}) {
+            int stride = n + 3;
+            float[] w = Blocks.gaussian(6 * stride + 5, n, 1f);
+            float[] xp = Blocks.gaussian(2 * 16 * n + 40, n + 2, 1f);
+            int xa = 11;
+            int xb = 11 + 16 * n + 7; // the second group anywhere after the first, as in the packed panel
+            float[] wide = new float[192];
+            float[] a = new float[96];
+            float[] b = new float[96];
+            FloatLoops.tile6x32(w, 5, stride, xp, xa, xb, n, wide);
+            FloatLoops.tile6x16Scalar(w, 5, stride, xp, xa, n, a);
+            FloatLoops.tile6x16Scalar(w, 5, stride, xp, xb, n, b);
+            assertThat(java.util.Arrays.copyOfRange(wide, 0, 96))
+                    .as("n = %d", n)
+                    .containsExactly(a);
+            assertThat(java.util.Arrays.copyOfRange(wide, 96, 192))
+                    .as("n = %d", n)
+                    .containsExactly(b);
+        }
+    }
+
+    @Test
     void packTransposesSixteenTokensAndZeroesTheMissingOnes() {
         int cols = 5;
         float[] x = new float[3 + 20 * cols];

@@ -153,6 +153,28 @@ class MatMulTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("types")
+    void wideAndNarrowPrefillTilesGiveTheSameBits(GgmlType type) {
+        // the 16-lane tile runs where two token groups remain, the 8-lane one on the last odd group
+        int cols = type.blockSize() == 256 ? 512 : 96;
+        int rows = 13;
+        WeightMatrix w = WeightMatrix.of(Blocks.random(type, rows * cols, 7), type, rows, cols);
+        for (Precision p : Precision.values()) {
+            MatMul wide = new MatMul(pool2, p, true, 256, 64, 4096, true);
+            MatMul narrow = new MatMul(pool2, p, true, 256, 64, 4096, false);
+            for (int batch : new int[] {17, 32, 33, 48, 70}) {
+                float[] x = Blocks.gaussian(batch * cols, batch, 1f);
+                float[] a = new float[batch * rows];
+                float[] b = new float[batch * rows];
+                wide.multiply(w, x, 0, batch, a, 0);
+                narrow.multiply(w, x, 0, batch, b, 0);
+                assertThat(a).as("%s batch %d %s", type, batch, p).containsExactly(b);
+                check(wide, w, batch, batch, type + " wide tile batch " + batch + " " + p);
+            }
+        }
+    }
+
     @Test
     void nativeAndF32DifferExactlyByTheActivationRounding() {
         // Q5_K pairs with Q8_K activations and has no integer kernel: NATIVE is the float dot on rounded x
