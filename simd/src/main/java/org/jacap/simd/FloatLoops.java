@@ -114,10 +114,11 @@ final class FloatLoops {
     private static final VectorSpecies<Float> F512 = FloatVector.SPECIES_512;
 
     /**
-     * Whether this CPU's preferred float vector has 16 lanes (AVX-512), so that {@link #tile6x32}
-     * runs natively; on 256-bit machines the 16-lane species would be emulated.
+     * Whether prefill runs {@link #tile6x32}: on AVX-512 machines, as the integer kernels
+     * ({@link Layouts#WIDE}, so {@code -Djacap.simd.bits=256} forces the 8-lane tile too); on 256-bit
+     * machines the 16-lane species would be emulated.
      */
-    static final boolean WIDE_TILE = FloatVector.SPECIES_PREFERRED.length() >= 16;
+    static final boolean WIDE_TILE = Layouts.WIDE;
 
     /**
      * {@link #tile6x16} for two packed groups at once, with 16-lane vectors: 6 rows x 32 tokens,
