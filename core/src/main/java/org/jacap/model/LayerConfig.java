@@ -36,70 +36,31 @@ public record LayerConfig(
 
     /** This block's settings for block {@code index}. */
     public LayerConfig withIndex(int index) {
-        return new LayerConfig(
-                index,
-                headCount,
-                headCountKv,
-                keyLength,
-                valueLength,
-                ropeDimension,
-                ropeBase,
-                ropeFreqScale,
-                ropeLayout,
-                slidingWindow,
-                attentionScale);
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
     }
 
     /** The same block with a sliding window ({@link #FULL_ATTENTION} for none). */
     public LayerConfig withSlidingWindow(int slidingWindow) {
-        return new LayerConfig(
-                index,
-                headCount,
-                headCountKv,
-                keyLength,
-                valueLength,
-                ropeDimension,
-                ropeBase,
-                ropeFreqScale,
-                ropeLayout,
-                slidingWindow,
-                attentionScale);
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
     }
 
     /** The same block with another RoPE frequency base. */
     public LayerConfig withRopeBase(float ropeBase) {
-        return new LayerConfig(
-                index,
-                headCount,
-                headCountKv,
-                keyLength,
-                valueLength,
-                ropeDimension,
-                ropeBase,
-                ropeFreqScale,
-                ropeLayout,
-                slidingWindow,
-                attentionScale);
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
     }
 
     /** The same block with another RoPE position scale. */
     public LayerConfig withRopeFreqScale(float ropeFreqScale) {
-        return new LayerConfig(
-                index,
-                headCount,
-                headCountKv,
-                keyLength,
-                valueLength,
-                ropeDimension,
-                ropeBase,
-                ropeFreqScale,
-                ropeLayout,
-                slidingWindow,
-                attentionScale);
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
     }
 
     /** The same block with another q·k multiplier. */
     public LayerConfig withAttentionScale(float attentionScale) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The withers' one copy: the head shape and RoPE layout never change per block. */
+    private LayerConfig copy(int index, float ropeBase, float ropeFreqScale, int slidingWindow, float attentionScale) {
         return new LayerConfig(
                 index,
                 headCount,
