@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,7 +87,7 @@ class BenchCommandTest {
         CliRun run = CliRun.of(
                 "bench",
                 "-m",
-                CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString(),
+                Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString(),
                 "-p",
                 "32",
                 "-n",
@@ -115,7 +116,7 @@ class BenchCommandTest {
 
     @Test
     void badCommandLinesEndInOneMessage() {
-        String model = CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString();
+        String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
         assertThat(CliRun.of("bench", "-m", model, "--synthetic", "1b").errLines())
                 .singleElement()
                 .asString()

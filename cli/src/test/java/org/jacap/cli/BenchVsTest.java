@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.List;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,7 @@ class BenchVsTest {
                 + "echo '" + HEADER + "'\n"
                 + "if [ \"$6\" = 0 ]; then echo '\"abc\",\"a,b.gguf\",\"1\",\"0\",\"4\",\"250.5\",\"2.25\"';"
                 + " else echo '\"abc\",\"a,b.gguf\",\"1\",\"16\",\"0\",\"1000\",\"10\"'; fi\n");
-        String model = CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString();
+        String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
         CliRun run = CliRun.of(
                 "bench",
                 "-m",
@@ -83,7 +84,7 @@ class BenchVsTest {
                 + "n=$(wc -l < " + log + ")\n"
                 + "echo '" + HEADER + "'\n"
                 + "echo \"x,m,1,0,2,$((n * 100)),0\"\n"); // 100 t/s, then 200
-        String model = CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString();
+        String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
         CliRun run = CliRun.of(
                 "bench",
                 "-m",
@@ -109,7 +110,7 @@ class BenchVsTest {
 
     @Test
     void failuresEndInOneLine() throws Exception {
-        String model = CliRun.fixtures().resolve("models/stories260K-Q8_0.gguf").toString();
+        String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
         assertThat(CliRun.of("bench", "-m", model, "--vs", dir.resolve("none").toString())
                         .errLines())
                 .singleElement()

@@ -1,11 +1,8 @@
 package org.jacap.cli;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import org.jacap.testing.Fixtures;
 
 /** Runs {@code jacap} in-process with captured stdout and stderr. */
 record CliRun(int code, String out, String err) {
@@ -22,17 +19,7 @@ record CliRun(int code, String out, String err) {
         return err.lines().filter(l -> !l.isBlank()).toArray(String[]::new);
     }
 
-    static Path fixtures() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
-                .toAbsolutePath()
-                .normalize();
-        assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
-        return dir;
-    }
-
     static String stories() {
-        Path p = fixtures().resolve("models/stories260K.gguf");
-        assumeTrue(Files.isRegularFile(p), "fixture model missing: " + p);
-        return p.toString();
+        return Fixtures.model("stories260K.gguf").toString();
     }
 }

@@ -17,6 +17,7 @@ import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.gguf.GgufValue;
 import org.jacap.gguf.GgufValueType;
 import org.jacap.gguf.GgufWriter;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;

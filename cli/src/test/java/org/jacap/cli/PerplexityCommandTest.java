@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,7 +19,7 @@ class PerplexityCommandTest {
 
     /** A few thousand tokens of the tutorial text (stories260K has a 512-token vocabulary: many tokens). */
     private Path text(int chars) throws Exception {
-        Path src = CliRun.fixtures().resolve("realmodels/python-tutorial.txt");
+        Path src = Fixtures.dir().resolve("realmodels/python-tutorial.txt");
         assumeTrue(Files.isRegularFile(src), "no " + src);
         Path t = dir.resolve("text.txt");
         Files.writeString(t, Files.readString(src).substring(0, chars));

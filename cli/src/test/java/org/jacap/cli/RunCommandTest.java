@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,7 @@ class RunCommandTest {
     @BeforeAll
     static void reference() throws IOException {
         JsonNode root = new ObjectMapper()
-                .readTree(CliRun.fixtures()
+                .readTree(Fixtures.dir()
                         .resolve("reference/reference_generations.json")
                         .toFile());
         for (JsonNode c : root.get("models").get("stories260K.gguf")) {
@@ -85,7 +86,7 @@ class RunCommandTest {
     @Test
     void anEmptyPromptMeansBosOnly() throws IOException {
         JsonNode fromBos = new ObjectMapper()
-                .readTree(CliRun.fixtures()
+                .readTree(Fixtures.dir()
                         .resolve("reference/reference_generations.json")
                         .toFile())
                 .get("models")

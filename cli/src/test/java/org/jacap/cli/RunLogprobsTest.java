@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,12 +75,8 @@ class RunLogprobsTest {
     /** SmolLM2's chat answers end on <|im_end|> within 64 tokens; llama.cpp's reference ran past it with ignore_eos. */
     @Test
     void ignoreEosGeneratesEveryRequestedToken() throws IOException {
-        Path model = Path.of(
-                        System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models"))
-                .resolve("SmolLM2-135M-Instruct.Q4_1.gguf");
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                Files.isRegularFile(model), "real model missing (run scripts/fetch-models): " + model);
-        JsonNode ref = JSON.readTree(CliRun.fixtures()
+        Path model = Fixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf");
+        JsonNode ref = JSON.readTree(Fixtures.dir()
                 .resolve("realmodels/SmolLM2-135M-Instruct.Q4_1.llamacpp.json")
                 .toFile());
         // The chat cases end their reply with <|im_end|> (llama.cpp's top token at some step): take

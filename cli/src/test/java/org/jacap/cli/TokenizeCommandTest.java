@@ -9,18 +9,19 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 class TokenizeCommandTest {
 
     private static Path vocab(String name) {
-        return CliRun.fixtures().resolve("vocab").resolve(name);
+        return Fixtures.dir().resolve("vocab").resolve(name);
     }
 
     @Test
     void everyVocabularyOnlyFileTokenizesItsFirstTestCase() throws IOException {
         List<Path> files;
-        try (var list = Files.list(CliRun.fixtures().resolve("vocab"))) {
+        try (var list = Files.list(Fixtures.dir().resolve("vocab"))) {
             files = list.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
         }
         assertThat(files).isNotEmpty();

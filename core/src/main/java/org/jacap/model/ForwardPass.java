@@ -37,6 +37,9 @@ final class ForwardPass {
     private final ThreadPool pool;
     private final MatMul matmul;
     private final int maxChunk;
+    /** What makes two blocks' RoPE tables the same (the layout is the architecture's, shared by all). */
+    private record RopeSetup(int keyLength, int ropeDimension, float ropeBase, float ropeFreqScale) {}
+
     /** Distinct RoPE setups and which one each block uses (Gemma 3 has two). */
     private final Rope[] ropes;
 
@@ -54,10 +57,10 @@ final class ForwardPass {
         this.maxChunk = maxChunk;
         this.nativeAttention = matmul.precision() == Precision.NATIVE;
         List<Rope> distinct = new ArrayList<>();
-        List<String> keys = new ArrayList<>();
+        List<RopeSetup> keys = new ArrayList<>();
         this.ropeOfLayer = new int[config.blockCount()];
         for (LayerConfig l : config.layers()) {
-            String key = l.keyLength() + "/" + l.ropeDimension() + "/" + l.ropeBase() + "/" + l.ropeFreqScale();
+            RopeSetup key = new RopeSetup(l.keyLength(), l.ropeDimension(), l.ropeBase(), l.ropeFreqScale());
             int idx = keys.indexOf(key);
             if (idx < 0) {
                 idx = distinct.size();

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufValue;
-import org.jacap.model.BlockTensors.Bias;
+import org.jacap.model.BlockTensors.AttentionOptions;
 import org.jacap.simd.RopeLayout;
 
 /**
@@ -17,6 +17,17 @@ final class Gemma3Architecture implements Architecture {
     static final int DEFAULT_PATTERN = 6;
 
     static final float DEFAULT_LOCAL_ROPE_BASE = 10000f;
+
+    /**
+     * Gemma 3 27B is the one size whose query_pre_attn_scalar is n_embd / n_head instead of the head
+     * size; GGUF has no key for it, so llama.cpp (llama_model::load_hparams) recognises 27B by its 62 blocks,
+     * and so do we.
+     */
+    static final int BLOCK_COUNT_27B = 62;
+
+    /** No biases; q and k normed per head, and a norm after attention. */
+    static final AttentionOptions ATTENTION =
+            AttentionOptions.PLAIN.withQkNorm().withPostNorm();
 
     @Override
     public String name() {
@@ -44,26 +55,22 @@ final class Gemma3Architecture implements Architecture {
         boolean[] local = localLayers(m, blockCount);
         float localBase = m.floatOr("rope.freq_base_swa", DEFAULT_LOCAL_ROPE_BASE);
         // Gemma 3 27B scales queries by 1/√(n_embd/n_head) (query_pre_attn_scalar), the others by 1/√head_dim.
-        float scale = blockCount == 62
+        float scale = blockCount == BLOCK_COUNT_27B
                 ? (float) (1.0 / Math.sqrt((double) embeddingLength / global.headCount()))
                 : global.attentionScale();
         List<LayerConfig> out = new ArrayList<>(blockCount);
         for (int il = 0; il < blockCount; il++) {
             boolean isLocal = window > 0 && local[il];
-            LayerConfig t = new LayerConfig(
-                    il,
-                    global.headCount(),
-                    global.headCountKv(),
-                    global.keyLength(),
-                    global.valueLength(),
-                    global.ropeDimension(),
-                    global.ropeBase(),
-                    global.ropeFreqScale(),
-                    global.ropeLayout(),
-                    0,
-                    scale);
+            LayerConfig t = global.withIndex(il)
+                    .withSlidingWindow(LayerConfig.FULL_ATTENTION)
+                    .withAttentionScale(scale);
             // Local blocks use their own base and never the context scaling.
-            out.add(isLocal ? ModelConfig.layerAt(t, il, window, localBase, 1f) : t);
+            out.add(
+                    isLocal
+                            ? t.withSlidingWindow(window)
+                                    .withRopeBase(localBase)
+                                    .withRopeFreqScale(1f)
+                            : t);
         }
         return out;
     }
@@ -96,7 +103,7 @@ final class Gemma3Architecture implements Architecture {
     @Override
     public LayerWeights bindLayer(WeightBinder b, LayerConfig l, ModelConfig c) {
         return new LayerWeights(
-                BlockTensors.attention(b, l, c, Bias.NONE, Bias.NONE, true, true),
+                BlockTensors.attention(b, l, c, ATTENTION),
                 BlockTensors.gatedFfn(b, l, c, BlockTensors.norm(b, l, "post_ffw_norm", c.embeddingLength())));
     }
 }

@@ -31,6 +31,50 @@ public record LayerConfig(
         int slidingWindow,
         float attentionScale) {
 
+    /** {@link #slidingWindow} of a block that attends to every earlier position. */
+    public static final int FULL_ATTENTION = 0;
+
+    /** This block's settings for block {@code index}. */
+    public LayerConfig withIndex(int index) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The same block with a sliding window ({@link #FULL_ATTENTION} for none). */
+    public LayerConfig withSlidingWindow(int slidingWindow) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The same block with another RoPE frequency base. */
+    public LayerConfig withRopeBase(float ropeBase) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The same block with another RoPE position scale. */
+    public LayerConfig withRopeFreqScale(float ropeFreqScale) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The same block with another q·k multiplier. */
+    public LayerConfig withAttentionScale(float attentionScale) {
+        return copy(index, ropeBase, ropeFreqScale, slidingWindow, attentionScale);
+    }
+
+    /** The withers' one copy: the head shape and RoPE layout never change per block. */
+    private LayerConfig copy(int index, float ropeBase, float ropeFreqScale, int slidingWindow, float attentionScale) {
+        return new LayerConfig(
+                index,
+                headCount,
+                headCountKv,
+                keyLength,
+                valueLength,
+                ropeDimension,
+                ropeBase,
+                ropeFreqScale,
+                ropeLayout,
+                slidingWindow,
+                attentionScale);
+    }
+
     /** Width of all query heads together. */
     public int queryDim() {
         return headCount * keyLength;

@@ -1,5 +1,6 @@
 package org.jacap.model;
 
+import org.jacap.model.BlockTensors.AttentionOptions;
 import org.jacap.model.BlockTensors.Bias;
 import org.jacap.simd.RopeLayout;
 
@@ -8,6 +9,9 @@ import org.jacap.simd.RopeLayout;
  * SwiGLU, adjacent-pair RoPE; q/k/v/output biases are taken when present.
  */
 final class LlamaArchitecture implements Architecture {
+    /** Fine-tunes and converters add q/k/v and output biases; the reference Llama has none. */
+    static final AttentionOptions ATTENTION =
+            AttentionOptions.PLAIN.withQkvBias(Bias.OPTIONAL).withOutputBias(Bias.OPTIONAL);
 
     @Override
     public String name() {
@@ -21,8 +25,6 @@ final class LlamaArchitecture implements Architecture {
 
     @Override
     public LayerWeights bindLayer(WeightBinder b, LayerConfig l, ModelConfig c) {
-        return new LayerWeights(
-                BlockTensors.attention(b, l, c, Bias.OPTIONAL, Bias.OPTIONAL, false, false),
-                BlockTensors.gatedFfn(b, l, c, null));
+        return new LayerWeights(BlockTensors.attention(b, l, c, ATTENTION), BlockTensors.gatedFfn(b, l, c, null));
     }
 }

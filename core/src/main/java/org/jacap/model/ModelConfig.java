@@ -94,6 +94,8 @@ public record ModelConfig(
         RopeScaling scaling = readRopeScaling(m);
         int vocab = vocabSize(meta, m);
 
+        // The template of every block (block 0, full attention); Architecture.layers copies it per
+        // block with the withers, naming what differs.
         LayerConfig global = new LayerConfig(
                 0,
                 heads,
@@ -104,7 +106,7 @@ public record ModelConfig(
                 ropeBase,
                 scaling.frequencyScale(),
                 arch.ropeLayout(),
-                0,
+                LayerConfig.FULL_ATTENTION,
                 (float) (1.0 / Math.sqrt(keyLength)));
         List<LayerConfig> layers = arch.layers(global, blocks, embd, m);
         return new ModelConfig(
@@ -165,27 +167,11 @@ public record ModelConfig(
                 + m.key("vocab_size") + "' is present");
     }
 
-    /** Copies a layer template for block {@code index} with its own window, RoPE base and scale. */
-    static LayerConfig layerAt(LayerConfig t, int index, int slidingWindow, float ropeBase, float ropeFreqScale) {
-        return new LayerConfig(
-                index,
-                t.headCount(),
-                t.headCountKv(),
-                t.keyLength(),
-                t.valueLength(),
-                t.ropeDimension(),
-                ropeBase,
-                ropeFreqScale,
-                t.ropeLayout(),
-                slidingWindow,
-                t.attentionScale());
-    }
-
     /** The same template for every block. */
     static List<LayerConfig> uniformLayers(LayerConfig t, int blocks) {
         List<LayerConfig> out = new ArrayList<>(blocks);
         for (int il = 0; il < blocks; il++) {
-            out.add(layerAt(t, il, 0, t.ropeBase(), t.ropeFreqScale()));
+            out.add(t.withIndex(il).withSlidingWindow(LayerConfig.FULL_ATTENTION));
         }
         return out;
     }

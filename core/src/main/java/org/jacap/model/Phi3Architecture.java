@@ -41,7 +41,7 @@ final class Phi3Architecture implements Architecture {
                     Projection.of(b.matrix(BlockTensors.name(l, "attn_output.weight"), e, l.attentionOutputDim())),
                     null);
         } else {
-            attention = BlockTensors.attention(b, l, c, BlockTensors.Bias.NONE, BlockTensors.Bias.NONE, false, false);
+            attention = BlockTensors.attention(b, l, c, BlockTensors.AttentionOptions.PLAIN);
         }
         WeightMatrix[] gateUp = b.splitRows(BlockTensors.name(l, "ffn_up.weight"), e, ff, ff);
         FeedForwardWeights ffn = new FeedForwardWeights(

@@ -1,7 +1,5 @@
 package org.jacap.engine;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -10,32 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jacap.testing.Fixtures;
 
-/** The shared fixtures ({@code -Djacap.fixtures}); tests skip with a message when they are absent. */
+/** The engine tests' greedy reference runs ({@code reference/} of the shared fixtures). */
 final class EngineFixtures {
     private EngineFixtures() {}
-
-    static Path dir() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
-                .toAbsolutePath()
-                .normalize();
-        assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
-        return dir;
-    }
-
-    static Path model(String name) {
-        Path p = dir().resolve("models").resolve(name);
-        assumeTrue(Files.isRegularFile(p), "fixture model missing: " + p);
-        return p;
-    }
-
-    /** A real model cached by scripts/fetch-models ({@code -Djacap.models}); skips when it is absent. */
-    static Path realModel(String name) {
-        Path p = Path.of(System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models"))
-                .resolve(name);
-        assumeTrue(Files.isRegularFile(p), "real model missing (run scripts/fetch-models): " + p);
-        return p;
-    }
 
     /** One greedy reference run from reference/reference_generations*.json. */
     record Reference(String model, String prompt, int[] promptIds, int[] greedyIds, String text) {
@@ -48,7 +25,7 @@ final class EngineFixtures {
     /** Every stories260K-family case of every reference_generations*.json file present (random-weight models excluded: their margins are too small for ids). */
     static List<Reference> references() {
         List<Reference> out = new ArrayList<>();
-        try (var files = Files.list(dir().resolve("reference"))) {
+        try (var files = Files.list(Fixtures.dir().resolve("reference"))) {
             for (Path f : files.filter(p -> p.getFileName().toString().startsWith("reference_generations"))
                     .sorted()
                     .toList()) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 class LogprobsTest {
@@ -28,8 +29,7 @@ class LogprobsTest {
     @Test
     void greedyLogprobsAreANormalisedTopListWhoseFirstEntryIsTheChosenToken() throws IOException {
         try (Engine engine = Engine.load(
-                EngineFixtures.model("stories260K.gguf"),
-                EngineOptions.defaults().withThreads(2))) {
+                Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2))) {
             int[] prompt = engine.tokenizer().encode("Once upon a time", true, false);
             List<TokenEvent> events =
                     run(engine, prompt, GREEDY.withMaxTokens(24).withLogprobs(5));
@@ -68,8 +68,7 @@ class LogprobsTest {
     @Test
     void ignoreEosGeneratesPastAnEndOfGenerationToken() throws IOException {
         try (Engine engine = Engine.load(
-                EngineFixtures.model("stories260K.gguf"),
-                EngineOptions.defaults().withThreads(2))) {
+                Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2))) {
             int[] prompt = engine.tokenizer().encode("Once upon a time", true, false);
             int eos = engine.tokenizer().eosId();
             Generation.LogitsHook endAtFive = (logits, step) -> {
@@ -118,9 +117,9 @@ class LogprobsTest {
      */
     @Test
     void smolLm2FirstStepMatchesLlamaCppTopFive() throws IOException {
-        Path model = EngineFixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf");
+        Path model = Fixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf");
         JsonNode ref = new ObjectMapper()
-                .readTree(EngineFixtures.dir()
+                .readTree(Fixtures.dir()
                         .resolve("realmodels/SmolLM2-135M-Instruct.Q4_1.llamacpp.json")
                         .toFile());
         try (Engine engine = Engine.load(model, EngineOptions.defaults().withThreads(2))) {

@@ -9,6 +9,7 @@ import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.kv.eviction.EvictionSettings;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.ChatMessage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,8 +25,7 @@ class SessionReuseTest {
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(
-                EngineFixtures.model("stories260K.gguf"),
-                EngineOptions.defaults().withThreads(2));
+                Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
     }
 
     @AfterAll
@@ -69,7 +69,7 @@ class SessionReuseTest {
     @Test
     void theNextTurnHoldsExactlyWhatTheWholeConversationRendersTo() throws IOException {
         try (Engine smol = Engine.load(
-                        EngineFixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf"),
+                        Fixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf"),
                         EngineOptions.defaults().withThreads(2));
                 Session s = smol.newSession()) {
             List<ChatMessage> chat = new ArrayList<>(List.of(ChatMessage.user("Name three colors.")));

@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import org.jacap.JacapException;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,8 +34,7 @@ class SessionTest {
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(
-                EngineFixtures.model("stories260K.gguf"),
-                EngineOptions.defaults().withThreads(2));
+                Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
         story = EngineFixtures.references().stream()
                 .filter(r -> r.model().equals("stories260K.gguf") && r.prompt().equals(PROMPT))
                 .findFirst()
@@ -62,7 +62,7 @@ class SessionTest {
         assertThat(byModel).containsKey("stories260K.gguf");
         for (var entry : byModel.entrySet()) {
             try (Engine e = Engine.load(
-                    EngineFixtures.dir().resolve("models").resolve(entry.getKey()),
+                    Fixtures.dir().resolve("models").resolve(entry.getKey()),
                     EngineOptions.defaults().withThreads(2))) {
                 for (EngineFixtures.Reference r : entry.getValue()) {
                     // fixtures README: with llama.cpp-style Q8 activations the Q4_0 "Lily and Tom" case

@@ -11,6 +11,7 @@ import org.jacap.JacapException;
 import org.jacap.kv.eviction.EvictionPolicies;
 import org.jacap.kv.eviction.EvictionSettings;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.ChatMessage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,8 +32,7 @@ class SessionTurnsTest {
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(
-                EngineFixtures.model("stories260K.gguf"),
-                EngineOptions.defaults().withThreads(2));
+                Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
     }
 
     @AfterAll
@@ -152,7 +152,7 @@ class SessionTurnsTest {
                     .hasMessageEndingWith("more than this session's context of 8");
         }
         try (Engine other = Engine.load(
-                        EngineFixtures.model("stories260K-Q8_0.gguf"),
+                        Fixtures.model("stories260K-Q8_0.gguf"),
                         EngineOptions.defaults().withThreads(1));
                 Session s = other.newSession()) {
             assertThatThrownBy(() -> s.restore(file))

@@ -1,15 +1,14 @@
 package org.jacap.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.jacap.model.InferenceState;
 import org.jacap.model.LayerConfig;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.Precision;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** The real Gemma 3 270M (15 of 18 layers with a 512 window): what its cache holds and weighs. */
@@ -17,8 +16,7 @@ class GemmaWindowCacheTest {
 
     @Test
     void windowLayersHoldTheirWindowAndTheBytesFollow() throws Exception {
-        Path file = Path.of(System.getProperty("jacap.models", "models"), "gemma-3-270m-q4_k_m.gguf");
-        assumeTrue(Files.isRegularFile(file), "Gemma 3 270M not found at " + file + " (scripts/fetch-models)");
+        Path file = Fixtures.realModel("gemma-3-270m-q4_k_m.gguf");
         try (Model m = Model.load(file, new LoadOptions(2, Precision.NATIVE, null))) {
             int windowed = 0;
             for (LayerConfig l : m.config().layers()) {

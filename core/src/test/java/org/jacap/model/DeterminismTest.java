@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,12 +46,12 @@ class DeterminismTest {
     @Test
     void javaFallbackAndC2GiveTheSameBits() throws Exception {
         List<Path> models = List.of(
-                Fixtures.model("stories260K.gguf"),
-                Fixtures.model("llama-Q4_0.gguf"),
-                Fixtures.model("llama-Q4_K_M.gguf"),
-                Fixtures.model("qwen3-Q8_0.gguf"),
-                Fixtures.model("gemma3-Q5_K_M.gguf"),
-                Fixtures.model("phi3-Q6_K.gguf"));
+                Fixtures.anyModel("stories260K.gguf"),
+                Fixtures.anyModel("llama-Q4_0.gguf"),
+                Fixtures.anyModel("llama-Q4_K_M.gguf"),
+                Fixtures.anyModel("qwen3-Q8_0.gguf"),
+                Fixtures.anyModel("gemma3-Q5_K_M.gguf"),
+                Fixtures.anyModel("phi3-Q6_K.gguf"));
         List<String> interpreted = withoutRound(probe(List.of("-Xint"), 1, models));
         List<String> c1 = withoutRound(probe(List.of("-XX:TieredStopAtLevel=1"), 1, models));
         // 30 rounds: the first run cold, the last ones with the kernels compiled by C2.

@@ -10,6 +10,7 @@ import java.util.List;
 import org.jacap.kv.ForwardObserver;
 import org.jacap.simd.Precision;
 import org.jacap.simd.Rope;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** The forward pass reports queries and attention weights as ForwardObserver promises. */
@@ -58,7 +59,7 @@ class ObserverTest {
 
     @Test
     void gemma3QueriesAndSlidingWindowAttention() throws IOException {
-        try (Model m = Model.load(Fixtures.model("gemma3-Q8_0.gguf"), new LoadOptions(1, Precision.F32, null))) {
+        try (Model m = Model.load(Fixtures.anyModel("gemma3-Q8_0.gguf"), new LoadOptions(1, Precision.F32, null))) {
             ModelConfig c = m.config();
             int n = ChunkingTest.PROMPT.length;
             InferenceState plain = m.newState(64);
@@ -111,7 +112,7 @@ class ObserverTest {
 
     @Test
     void queriesWithoutAttentionKeepTheParallelPath() throws IOException {
-        try (Model m = Model.load(Fixtures.model("qwen2-F16.gguf"), new LoadOptions(1, Precision.F32, null))) {
+        try (Model m = Model.load(Fixtures.anyModel("qwen2-F16.gguf"), new LoadOptions(1, Precision.F32, null))) {
             InferenceState st = m.newState(32);
             Recorder rec = new Recorder(m.config().layer(0).queryDim(), false);
             st.setObserver(rec);

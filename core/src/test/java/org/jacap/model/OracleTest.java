@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.stream.Stream;
 import org.jacap.simd.Precision;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -103,7 +104,7 @@ class OracleTest {
         String architecture = ref.get("architecture").asText();
         double tol = tolerance(architecture, vt[1], f32View);
 
-        Path modelFile = Fixtures.model(ref.get("model_file").asText());
+        Path modelFile = Fixtures.anyModel(ref.get("model_file").asText());
         int[] prompt = ints(ref.get("prompt_ids"));
         double maxDiff = 0;
         try (Model model = Model.load(modelFile, new LoadOptions(2, precision, null))) {

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.stream.Stream;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.simd.Precision;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -45,10 +46,7 @@ class RealModelTest {
 
     /** A real model file from the cache, or the test is skipped with the reason. */
     static Path realModel(String stem) {
-        String dir = System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models");
-        Path p = Path.of(dir, stem + ".gguf");
-        assumeTrue(Files.isRegularFile(p), "real model " + p + " not present (run scripts/fetch-models)");
-        return p;
+        return Fixtures.realModel(stem + ".gguf");
     }
 
     @TestFactory

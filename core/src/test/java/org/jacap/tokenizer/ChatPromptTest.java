@@ -1,17 +1,16 @@
 package org.jacap.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.jacap.gguf.GgufFile;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** Chat prompts parse special tokens in the template's text only: message text cannot forge turns. */
@@ -24,7 +23,7 @@ class ChatPromptTest {
 
     @Test
     void messageTextThatSpellsChatMlMarkersTokenizesAsPlainText() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("dbrx"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("dbrx"));
         ChatTemplate t = ChatTemplateTest.template("chatml", false);
         int imStart = tok.tokenId("<|im_start|>");
         int imEnd = tok.tokenId("<|im_end|>");
@@ -47,7 +46,7 @@ class ChatPromptTest {
 
     @Test
     void ordinaryConversationsTokenizeAsBeforeInEveryFamily() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("dbrx"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("dbrx"));
         for (String family : List.of("chatml", "llama3", "llama2", "mistral-v7", "gemma", "phi3", "zephyr", "plain")) {
             ChatTemplate t = ChatTemplateTest.template(family, false);
             for (List<ChatMessage> chat : List.of(ChatTemplateTest.CHAT, ChatTemplateTest.CHAT_WITH_SYSTEM)) {
@@ -76,10 +75,7 @@ class ChatPromptTest {
     /** The real SmolLM2 file: the prompts llama.cpp tokenized for its chat cases, exactly. */
     @Test
     void smolLm2ChatPromptsMatchLlamaCpp() throws IOException {
-        Path models =
-                Path.of(System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models"));
-        Path model = models.resolve("SmolLM2-135M-Instruct.Q4_1.gguf");
-        assumeTrue(Files.isRegularFile(model), "real model missing (run scripts/fetch-models): " + model);
+        Path model = Fixtures.realModel("SmolLM2-135M-Instruct.Q4_1.gguf");
         Tokenizer tok;
         ChatTemplate template;
         try (GgufFile file = GgufFile.open(model)) {
@@ -87,7 +83,7 @@ class ChatPromptTest {
             template = ChatTemplate.fromMetadata(file.metadata(), tok);
         }
         JsonNode ref = new ObjectMapper()
-                .readTree(TokenizerFixtures.dir()
+                .readTree(Fixtures.dir()
                         .resolve("realmodels/SmolLM2-135M-Instruct.Q4_1.llamacpp.json")
                         .toFile());
         int cases = 0;

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.jacap.gguf.GgufFile;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** Each template family renders multi-turn conversations, with and without a system message, as its official template does. */
@@ -100,9 +101,9 @@ class ChatTemplateTest {
 
     @Test
     void dbrxTemplateFromTheFixtureKeepsItsLongDefaultSystemMessage() throws IOException {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("dbrx"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("dbrx"));
         ChatTemplate t;
-        try (GgufFile file = GgufFile.open(TokenizerFixtures.vocab("dbrx"))) {
+        try (GgufFile file = GgufFile.open(Fixtures.vocab("dbrx"))) {
             t = ChatTemplate.fromMetadata(file.metadata(), tok);
         }
         assertThat(t.family()).isEqualTo("chatml");
@@ -191,9 +192,9 @@ class ChatTemplateTest {
 
     @Test
     void phi3FromTheFixture() throws IOException {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("phi-3"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("phi-3"));
         ChatTemplate t;
-        try (GgufFile file = GgufFile.open(TokenizerFixtures.vocab("phi-3"))) {
+        try (GgufFile file = GgufFile.open(Fixtures.vocab("phi-3"))) {
             t = ChatTemplate.fromMetadata(file.metadata(), tok);
         }
         assertThat(t.family()).isEqualTo("phi3");
@@ -238,8 +239,8 @@ class ChatTemplateTest {
         assertThat(odd.family()).isEqualTo("plain");
         assertThat(odd.warning()).get().asString().contains("unrecognised");
 
-        Tokenizer gpt2 = TokenizerFixtures.load(TokenizerFixtures.vocab("gpt-2"));
-        try (GgufFile file = GgufFile.open(TokenizerFixtures.vocab("gpt-2"))) {
+        Tokenizer gpt2 = TokenizerFixtures.load(Fixtures.vocab("gpt-2"));
+        try (GgufFile file = GgufFile.open(Fixtures.vocab("gpt-2"))) {
             assertThat(ChatTemplate.fromMetadata(file.metadata(), gpt2).warning())
                     .isPresent();
         }

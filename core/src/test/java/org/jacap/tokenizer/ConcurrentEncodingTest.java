@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** One tokenizer shared by several threads gives the same ids as a single thread (the word cache is shared). */
@@ -16,7 +17,7 @@ class ConcurrentEncodingTest {
     @Test
     void sharedTokenizersAreThreadSafe() throws Exception {
         for (String vocab : List.of("gpt-2", "llama-spm")) {
-            Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+            Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab(vocab));
             String text = EncodingThroughputTest.text(64 * 1024, 11);
             int[] expected = tok.encode(text, false, false);
             try (ExecutorService pool = Executors.newFixedThreadPool(4)) {

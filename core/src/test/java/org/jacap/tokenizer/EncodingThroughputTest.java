@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,7 +80,7 @@ class EncodingThroughputTest {
 
     @Test
     void oneMegabyteWithGpt2() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("gpt-2"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("gpt-2"));
         String text = text(1 << 20, 42);
         int mb = text.getBytes(StandardCharsets.UTF_8).length;
         tok.encode(text.substring(0, 100_000), false, false); // warm up
@@ -100,7 +101,7 @@ class EncodingThroughputTest {
 
     @Test
     void oneMegabyteWithSentencePiece() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("llama-spm"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("llama-spm"));
         String text = text(1 << 20, 7);
         long start = System.nanoTime();
         int[] ids = tok.encode(text, false, false);

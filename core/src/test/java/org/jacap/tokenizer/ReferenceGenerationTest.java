@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -23,7 +24,7 @@ class ReferenceGenerationTest {
 
     @TestFactory
     Stream<DynamicTest> promptIdsAndDecodedTextMatchTheReference() throws IOException {
-        Path dir = TokenizerFixtures.dir().resolve("reference");
+        Path dir = Fixtures.dir().resolve("reference");
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
             files = s.filter(p -> p.getFileName().toString().startsWith("reference_generations"))
@@ -38,7 +39,7 @@ class ReferenceGenerationTest {
                     String prompt = c.get("prompt").asText();
                     String name = model.getKey() + " \"" + prompt + "\"";
                     tests.add(DynamicTest.dynamicTest(name, () -> {
-                        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.model(model.getKey()));
+                        Tokenizer tok = TokenizerFixtures.load(Fixtures.model(model.getKey()));
                         int[] promptIds = ints(c.get("prompt_ids"));
                         int[] greedy = ints(c.get("greedy_ids"));
                         assertThat(tok.encode(prompt, tok.addBosByDefault(), false))
@@ -62,7 +63,7 @@ class ReferenceGenerationTest {
 
     @Test
     void storiesPromptsWithBos() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.model("stories260K.gguf"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.model("stories260K.gguf"));
         assertThat(tok.addBosByDefault()).isTrue();
         assertThat(tok.encode("Once upon a time", true, false)).containsExactly(1, 403, 407, 261, 378);
         assertThat(tok.encode("Lily and Tom went to the park", true, false))

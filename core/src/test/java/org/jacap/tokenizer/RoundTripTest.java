@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -38,7 +39,7 @@ class RoundTripTest {
         for (String vocab : VOCABS) {
             for (String text : TEXTS) {
                 tests.add(DynamicTest.dynamicTest(vocab + ": " + VocabFixtureTest.abbreviate(text), () -> {
-                    Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+                    Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab(vocab));
                     String decoded = CLEANS_SPACES.contains(vocab) ? text.replace("x != y", "x!= y") : text;
                     int[] ids = tok.encode(text, false, false);
                     assertThat(tok.decode(ids)).isEqualTo(decoded);
@@ -59,7 +60,7 @@ class RoundTripTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (String vocab : VOCABS) {
             tests.add(DynamicTest.dynamicTest(vocab, () -> {
-                Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+                Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab(vocab));
                 for (String text : TEXTS) {
                     int[] ids = tok.encode(text, false, false);
                     StreamingDecoder stream = tok.streamingDecoder();
@@ -87,8 +88,7 @@ class RoundTripTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (String vocab : List.of("llama-spm", "phi-3")) {
             tests.add(DynamicTest.dynamicTest(vocab, () -> {
-                SentencePieceTokenizer tok =
-                        (SentencePieceTokenizer) TokenizerFixtures.load(TokenizerFixtures.vocab(vocab));
+                SentencePieceTokenizer tok = (SentencePieceTokenizer) TokenizerFixtures.load(Fixtures.vocab(vocab));
                 java.util.Random random = new java.util.Random(3);
                 for (int round = 0; round < 300; round++) {
                     StringBuilder sb = new StringBuilder();

@@ -10,13 +10,14 @@ import org.jacap.JacapException;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufMetadata;
 import org.jacap.gguf.GgufValue;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** Special-token parsing, BOS/EOS flags, end-of-generation detection and metadata edge cases. */
 class SpecialTokenTest {
 
     static Tokenizer vocab(String name) {
-        return TokenizerFixtures.load(TokenizerFixtures.vocab(name));
+        return TokenizerFixtures.load(Fixtures.vocab(name));
     }
 
     @Test
@@ -119,7 +120,7 @@ class SpecialTokenTest {
     }
 
     static GgufMetadata withOverride(String vocab, String key, GgufValue value) throws IOException {
-        try (GgufFile file = GgufFile.open(TokenizerFixtures.vocab(vocab))) {
+        try (GgufFile file = GgufFile.open(Fixtures.vocab(vocab))) {
             Map<String, GgufValue> map = new LinkedHashMap<>(file.metadata().asMap());
             map.put(key, value);
             return new GgufMetadata(map);

@@ -2,6 +2,7 @@ package org.jacap.tokenizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** The streaming decoder holds partial UTF-8 sequences back and never emits broken characters. */
@@ -9,7 +10,7 @@ class StreamingDecoderTest {
 
     @Test
     void byteTokensAreHeldUntilTheCharacterIsComplete() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("llama-spm"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("llama-spm"));
         // 🚀 = F0 9F 9A 80; SentencePiece byte tokens are <0xXX> = 3 + byte
         StreamingDecoder stream = tok.streamingDecoder();
         assertThat(stream.accept(3 + 0xF0)).isEmpty();
@@ -22,7 +23,7 @@ class StreamingDecoderTest {
 
     @Test
     void invalidBytesBecomeReplacementCharacters() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("llama-spm"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("llama-spm"));
         StreamingDecoder stream = tok.streamingDecoder();
         assertThat(stream.accept(3 + 0xE6)).isEmpty(); // a 3-byte lead ...
         assertThat(stream.accept(tok.tokenId("a"))).isEqualTo("\uFFFDa"); // ... broken by ASCII
@@ -35,7 +36,7 @@ class StreamingDecoderTest {
 
     @Test
     void byteLevelBpePiecesSplitInsideACharacter() {
-        Tokenizer tok = TokenizerFixtures.load(TokenizerFixtures.vocab("gpt-2"));
+        Tokenizer tok = TokenizerFixtures.load(Fixtures.vocab("gpt-2"));
         int[] ids = tok.encode("🦙", false, false); // several tokens, each a fragment of F0 9F A6 99
         assertThat(ids.length).isGreaterThan(1);
         StreamingDecoder stream = tok.streamingDecoder();

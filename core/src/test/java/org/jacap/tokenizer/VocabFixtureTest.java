@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
@@ -49,7 +50,7 @@ class VocabFixtureTest {
     }
 
     static List<Path> inputs() throws IOException {
-        try (Stream<Path> files = Files.list(TokenizerFixtures.dir().resolve("vocab"))) {
+        try (Stream<Path> files = Files.list(Fixtures.dir().resolve("vocab"))) {
             return files.filter(p -> p.toString().endsWith(".gguf.inp"))
                     .sorted()
                     .toList();

@@ -1,9 +1,7 @@
 package org.jacap.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,15 +12,14 @@ import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.GenerationResult;
 import org.jacap.engine.SessionOptions;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /** The chat window's model, headless: streaming, Stop, and the KV figure (stories260K). */
 class ChatModelTest {
 
     private static Path stories() {
-        Path p = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"), "models", "stories260K.gguf");
-        assumeTrue(Files.isRegularFile(p), "fixture model missing: " + p + " (set -Djacap.fixtures)");
-        return p;
+        return Fixtures.model("stories260K.gguf");
     }
 
     /** Collects one reply; optionally presses Stop at the first piece of text. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,7 +1,5 @@
 package org.jacap.server;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -14,13 +12,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EngineOptions;
+import org.jacap.testing.Fixtures;
 
 /** A server on a free loopback port over a fixture model, and a plain HTTP client for it. */
 final class TestServer implements AutoCloseable {
@@ -42,25 +40,8 @@ final class TestServer implements AutoCloseable {
         this.apiKey = apiKey;
     }
 
-    static Path fixtures() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
-                .toAbsolutePath()
-                .normalize();
-        assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
-        return dir;
-    }
-
     static Path stories() {
-        Path p = fixtures().resolve("models/stories260K.gguf");
-        assumeTrue(Files.isRegularFile(p), "fixture model missing: " + p);
-        return p;
-    }
-
-    static Path realModel(String name) {
-        Path p = Path.of(System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models"))
-                .resolve(name);
-        assumeTrue(Files.isRegularFile(p), "real model missing (run scripts/fetch-models): " + p);
-        return p;
+        return Fixtures.model("stories260K.gguf");
     }
 
     static Engine load(Path model) {

@@ -1,8 +1,9 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Element-wise activations of the feed-forward block, in place on flat arrays. Each vector method
@@ -11,7 +12,6 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class Activations {
 
-    private static final VectorSpecies<Float> F = VectorOps.F;
     /** √(2/π), the GELU tanh-approximation constant. */
     private static final float SQRT_2_OVER_PI = 0.7978845608028654f;
 
@@ -23,9 +23,9 @@ public final class Activations {
     public static void silu(float[] x, int off, int n) {
         Objects.checkFromIndexSize(off, n, x.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            silu(FloatVector.fromArray(F, x, off + i)).intoArray(x, off + i);
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            silu(FloatVector.fromArray(F_PREFERRED, x, off + i)).intoArray(x, off + i);
         }
         for (; i < n; i++) {
             x[off + i] = siluOf(x[off + i]);
@@ -36,9 +36,9 @@ public final class Activations {
     public static void gelu(float[] x, int off, int n) {
         Objects.checkFromIndexSize(off, n, x.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            gelu(FloatVector.fromArray(F, x, off + i)).intoArray(x, off + i);
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            gelu(FloatVector.fromArray(F_PREFERRED, x, off + i)).intoArray(x, off + i);
         }
         for (; i < n; i++) {
             x[off + i] = geluOf(x[off + i]);
@@ -50,10 +50,10 @@ public final class Activations {
         Objects.checkFromIndexSize(go, n, gate.length);
         Objects.checkFromIndexSize(uo, n, up.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            silu(FloatVector.fromArray(F, gate, go + i))
-                    .mul(FloatVector.fromArray(F, up, uo + i))
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            silu(FloatVector.fromArray(F_PREFERRED, gate, go + i))
+                    .mul(FloatVector.fromArray(F_PREFERRED, up, uo + i))
                     .intoArray(gate, go + i);
         }
         for (; i < n; i++) {
@@ -66,10 +66,10 @@ public final class Activations {
         Objects.checkFromIndexSize(go, n, gate.length);
         Objects.checkFromIndexSize(uo, n, up.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            gelu(FloatVector.fromArray(F, gate, go + i))
-                    .mul(FloatVector.fromArray(F, up, uo + i))
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            gelu(FloatVector.fromArray(F_PREFERRED, gate, go + i))
+                    .mul(FloatVector.fromArray(F_PREFERRED, up, uo + i))
                     .intoArray(gate, go + i);
         }
         for (; i < n; i++) {

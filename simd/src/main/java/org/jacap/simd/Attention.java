@@ -1,8 +1,9 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The two products of one attention head over a row-major cache ([n][d] keys or values, row j at
@@ -13,36 +14,34 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class Attention {
 
-    private static final VectorSpecies<Float> F = VectorOps.F;
-
     private Attention() {}
 
     /** out[outOff+j] = scale·(q · keys_j) for j &lt; nKeys. */
     public static void scores(
             float[] q, int qOff, float[] keys, int keyOff, int nKeys, int d, float scale, float[] out, int outOff) {
         checkArgs(q, qOff, d, keys, keyOff, nKeys, d, out, outOff, nKeys);
-        int l = F.length();
+        int l = F_PREFERRED.length();
         if (d < l) {
             scoresSmall(q, qOff, keys, keyOff, nKeys, d, scale, out, outOff);
             return;
         }
-        int dv = F.loopBound(d);
+        int dv = F_PREFERRED.loopBound(d);
         int j = 0;
         for (; j + 4 <= nKeys; j += 4) {
             int k0 = keyOff + j * d;
             int k1 = k0 + d;
             int k2 = k1 + d;
             int k3 = k2 + d;
-            FloatVector a0 = FloatVector.zero(F);
-            FloatVector a1 = FloatVector.zero(F);
-            FloatVector a2 = FloatVector.zero(F);
-            FloatVector a3 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F_PREFERRED);
+            FloatVector a1 = FloatVector.zero(F_PREFERRED);
+            FloatVector a2 = FloatVector.zero(F_PREFERRED);
+            FloatVector a3 = FloatVector.zero(F_PREFERRED);
             for (int c = 0; c < dv; c += l) {
-                FloatVector qv = FloatVector.fromArray(F, q, qOff + c);
-                a0 = qv.fma(FloatVector.fromArray(F, keys, k0 + c), a0);
-                a1 = qv.fma(FloatVector.fromArray(F, keys, k1 + c), a1);
-                a2 = qv.fma(FloatVector.fromArray(F, keys, k2 + c), a2);
-                a3 = qv.fma(FloatVector.fromArray(F, keys, k3 + c), a3);
+                FloatVector qv = FloatVector.fromArray(F_PREFERRED, q, qOff + c);
+                a0 = qv.fma(FloatVector.fromArray(F_PREFERRED, keys, k0 + c), a0);
+                a1 = qv.fma(FloatVector.fromArray(F_PREFERRED, keys, k1 + c), a1);
+                a2 = qv.fma(FloatVector.fromArray(F_PREFERRED, keys, k2 + c), a2);
+                a3 = qv.fma(FloatVector.fromArray(F_PREFERRED, keys, k3 + c), a3);
             }
             float s0 = LaneSums.sum(a0);
             float s1 = LaneSums.sum(a1);
@@ -62,9 +61,10 @@ public final class Attention {
         }
         for (; j < nKeys; j++) {
             int k0 = keyOff + j * d;
-            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F_PREFERRED);
             for (int c = 0; c < dv; c += l) {
-                a0 = FloatVector.fromArray(F, q, qOff + c).fma(FloatVector.fromArray(F, keys, k0 + c), a0);
+                a0 = FloatVector.fromArray(F_PREFERRED, q, qOff + c)
+                        .fma(FloatVector.fromArray(F_PREFERRED, keys, k0 + c), a0);
             }
             float s0 = LaneSums.sum(a0);
             for (int c = dv; c < d; c++) {
@@ -81,7 +81,7 @@ public final class Attention {
     public static void accumulate(
             float[] weights, int wOff, float[] values, int valOff, int nValues, int d, float[] out, int outOff) {
         checkArgs(weights, wOff, nValues, values, valOff, nValues, d, out, outOff, d);
-        int l = F.length();
+        int l = F_PREFERRED.length();
         if (d < l) {
             accumulateSmall(weights, wOff, values, valOff, nValues, d, out, outOff);
             return;
@@ -89,17 +89,17 @@ public final class Attention {
         int c = 0;
         // four output vectors stay in registers while all rows stream past
         for (; c + 4 * l <= d; c += 4 * l) {
-            FloatVector a0 = FloatVector.zero(F);
-            FloatVector a1 = FloatVector.zero(F);
-            FloatVector a2 = FloatVector.zero(F);
-            FloatVector a3 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F_PREFERRED);
+            FloatVector a1 = FloatVector.zero(F_PREFERRED);
+            FloatVector a2 = FloatVector.zero(F_PREFERRED);
+            FloatVector a3 = FloatVector.zero(F_PREFERRED);
             int row = valOff + c;
             for (int j = 0; j < nValues; j++, row += d) {
-                FloatVector w = FloatVector.broadcast(F, weights[wOff + j]);
-                a0 = FloatVector.fromArray(F, values, row).fma(w, a0);
-                a1 = FloatVector.fromArray(F, values, row + l).fma(w, a1);
-                a2 = FloatVector.fromArray(F, values, row + 2 * l).fma(w, a2);
-                a3 = FloatVector.fromArray(F, values, row + 3 * l).fma(w, a3);
+                FloatVector w = FloatVector.broadcast(F_PREFERRED, weights[wOff + j]);
+                a0 = FloatVector.fromArray(F_PREFERRED, values, row).fma(w, a0);
+                a1 = FloatVector.fromArray(F_PREFERRED, values, row + l).fma(w, a1);
+                a2 = FloatVector.fromArray(F_PREFERRED, values, row + 2 * l).fma(w, a2);
+                a3 = FloatVector.fromArray(F_PREFERRED, values, row + 3 * l).fma(w, a3);
             }
             a0.intoArray(out, outOff + c);
             a1.intoArray(out, outOff + c + l);
@@ -107,10 +107,11 @@ public final class Attention {
             a3.intoArray(out, outOff + c + 3 * l);
         }
         for (; c + l <= d; c += l) {
-            FloatVector a0 = FloatVector.zero(F);
+            FloatVector a0 = FloatVector.zero(F_PREFERRED);
             int row = valOff + c;
             for (int j = 0; j < nValues; j++, row += d) {
-                a0 = FloatVector.fromArray(F, values, row).fma(FloatVector.broadcast(F, weights[wOff + j]), a0);
+                a0 = FloatVector.fromArray(F_PREFERRED, values, row)
+                        .fma(FloatVector.broadcast(F_PREFERRED, weights[wOff + j]), a0);
             }
             a0.intoArray(out, outOff + c);
         }

@@ -1,7 +1,7 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.F;
-import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S128;
 import static org.jacap.simd.Layouts.SHORT;
@@ -29,17 +29,17 @@ final class BF16Kernel implements TypeKernel {
     /** Fused dot straight from the mapped row: 8 values widen to floats per load, two accumulators. */
     @Override
     public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
-        FloatVector s0 = FloatVector.zero(F);
-        FloatVector s1 = FloatVector.zero(F);
+        FloatVector s0 = FloatVector.zero(F256);
+        FloatVector s1 = FloatVector.zero(F256);
         int i = 0;
         for (int bound = count & ~15; i < bound; i += 16) {
             long o = offset + 2L * i;
             ShortVector h0 = ShortVector.fromMemorySegment(S128, src, o, LE);
             ShortVector h1 = ShortVector.fromMemorySegment(S128, src, o + 16, LE);
-            s0 = HalfVectors.bf16ToFloat((IntVector) h0.convertShape(VectorOperators.S2I, I, 0))
-                    .fma(FloatVector.fromArray(F, x, xOff + i), s0);
-            s1 = HalfVectors.bf16ToFloat((IntVector) h1.convertShape(VectorOperators.S2I, I, 0))
-                    .fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
+            s0 = HalfVectors.bf16ToFloat((IntVector) h0.convertShape(VectorOperators.S2I, I256, 0))
+                    .fma(FloatVector.fromArray(F256, x, xOff + i), s0);
+            s1 = HalfVectors.bf16ToFloat((IntVector) h1.convertShape(VectorOperators.S2I, I256, 0))
+                    .fma(FloatVector.fromArray(F256, x, xOff + i + 8), s1);
         }
         float sum = LaneSums.sum256(s0.add(s1));
         for (; i < count; i++) {
@@ -53,7 +53,7 @@ final class BF16Kernel implements TypeKernel {
         int i = 0;
         for (int bound = count & ~7; i < bound; i += 8) {
             ShortVector h = ShortVector.fromMemorySegment(S128, src, offset + 2L * i, LE);
-            HalfVectors.bf16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I, 0))
+            HalfVectors.bf16ToFloat((IntVector) h.convertShape(VectorOperators.S2I, I256, 0))
                     .intoArray(dst, dstOff + i);
         }
         for (; i < count; i++) {

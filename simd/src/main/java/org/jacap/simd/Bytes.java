@@ -1,7 +1,7 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.F;
-import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.I256;
 
 import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.ByteVector;
@@ -44,7 +44,7 @@ final class Bytes {
      */
     static IntVector u8(MemorySegment src, long off) {
         return (IntVector) ByteVector.fromMemorySegment(Layouts.B64, src, off, Layouts.LE)
-                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I, 0);
+                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
     }
 
     /** Int lanes to floats. */
@@ -59,11 +59,11 @@ final class Bytes {
 
     /** Eight signed bytes (a 64-bit vector) to eight floats. */
     static FloatVector toFloat(ByteVector b64) {
-        return (FloatVector) b64.convertShape(VectorOperators.B2F, F, 0);
+        return (FloatVector) b64.convertShape(VectorOperators.B2F, F256, 0);
     }
 
     /** Eight signed bytes (a 64-bit vector) to eight ints. */
     static IntVector toInt(ByteVector b64) {
-        return (IntVector) b64.convertShape(VectorOperators.B2I, I, 0);
+        return (IntVector) b64.convertShape(VectorOperators.B2I, I256, 0);
     }
 }

@@ -1,6 +1,6 @@
 package org.jacap.simd;
 
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -18,21 +18,27 @@ import jdk.incubator.vector.VectorSpecies;
 final class FloatLoops {
     private FloatLoops() {}
 
-    /** Σ a[aOff+i]·b[bOff+i] over {@code n} elements. */
+    /**
+     * Σ a[aOff+i]·b[bOff+i] over {@code n} elements: the weight-row dot, in {@link Layouts#F256}
+     * vectors (four of them per block of 32, as the block kernels) with an FMA tail, the same
+     * arithmetic as {@link F32Kernel#dot} over the mapped row. A deliberate twin of {@link
+     * VectorOps#dot} (the CPU's width, a multiply-then-add tail): each keeps the summation order its
+     * callers' results are pinned to.
+     */
     static float dot(float[] a, int aOff, float[] b, int bOff, int n) {
-        FloatVector s0 = FloatVector.zero(F);
-        FloatVector s1 = FloatVector.zero(F);
-        FloatVector s2 = FloatVector.zero(F);
-        FloatVector s3 = FloatVector.zero(F);
+        FloatVector s0 = FloatVector.zero(F256);
+        FloatVector s1 = FloatVector.zero(F256);
+        FloatVector s2 = FloatVector.zero(F256);
+        FloatVector s3 = FloatVector.zero(F256);
         int i = 0;
         for (int bound = n & ~31; i < bound; i += 32) {
-            s0 = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), s0);
-            s1 = FloatVector.fromArray(F, a, aOff + i + 8).fma(FloatVector.fromArray(F, b, bOff + i + 8), s1);
-            s2 = FloatVector.fromArray(F, a, aOff + i + 16).fma(FloatVector.fromArray(F, b, bOff + i + 16), s2);
-            s3 = FloatVector.fromArray(F, a, aOff + i + 24).fma(FloatVector.fromArray(F, b, bOff + i + 24), s3);
+            s0 = FloatVector.fromArray(F256, a, aOff + i).fma(FloatVector.fromArray(F256, b, bOff + i), s0);
+            s1 = FloatVector.fromArray(F256, a, aOff + i + 8).fma(FloatVector.fromArray(F256, b, bOff + i + 8), s1);
+            s2 = FloatVector.fromArray(F256, a, aOff + i + 16).fma(FloatVector.fromArray(F256, b, bOff + i + 16), s2);
+            s3 = FloatVector.fromArray(F256, a, aOff + i + 24).fma(FloatVector.fromArray(F256, b, bOff + i + 24), s3);
         }
         for (int bound = n & ~7; i < bound; i += 8) {
-            s0 = FloatVector.fromArray(F, a, aOff + i).fma(FloatVector.fromArray(F, b, bOff + i), s0);
+            s0 = FloatVector.fromArray(F256, a, aOff + i).fma(FloatVector.fromArray(F256, b, bOff + i), s0);
         }
         float sum = LaneSums.sum256(s0.add(s1).add(s2.add(s3)));
         for (; i < n; i++) {
@@ -61,38 +67,38 @@ final class FloatLoops {
      * the result equals {@link #tile6x16Scalar} bit for bit, and n needs no vector tail.
      */
     static void tile6x16(float[] w, int wOff, int wStride, float[] xp, int xpOff, int n, float[] acc) {
-        FloatVector c00 = FloatVector.zero(F),
-                c01 = FloatVector.zero(F),
-                c10 = FloatVector.zero(F),
-                c11 = FloatVector.zero(F);
-        FloatVector c20 = FloatVector.zero(F),
-                c21 = FloatVector.zero(F),
-                c30 = FloatVector.zero(F),
-                c31 = FloatVector.zero(F);
-        FloatVector c40 = FloatVector.zero(F),
-                c41 = FloatVector.zero(F),
-                c50 = FloatVector.zero(F),
-                c51 = FloatVector.zero(F);
+        FloatVector c00 = FloatVector.zero(F256),
+                c01 = FloatVector.zero(F256),
+                c10 = FloatVector.zero(F256),
+                c11 = FloatVector.zero(F256);
+        FloatVector c20 = FloatVector.zero(F256),
+                c21 = FloatVector.zero(F256),
+                c30 = FloatVector.zero(F256),
+                c31 = FloatVector.zero(F256);
+        FloatVector c40 = FloatVector.zero(F256),
+                c41 = FloatVector.zero(F256),
+                c50 = FloatVector.zero(F256),
+                c51 = FloatVector.zero(F256);
         int w0 = wOff, w1 = w0 + wStride, w2 = w1 + wStride, w3 = w2 + wStride, w4 = w3 + wStride, w5 = w4 + wStride;
         for (int k = 0; k < n; k++) {
-            FloatVector x0 = FloatVector.fromArray(F, xp, xpOff + PACK * k);
-            FloatVector x1 = FloatVector.fromArray(F, xp, xpOff + PACK * k + 8);
-            FloatVector b = FloatVector.broadcast(F, w[w0 + k]);
+            FloatVector x0 = FloatVector.fromArray(F256, xp, xpOff + PACK * k);
+            FloatVector x1 = FloatVector.fromArray(F256, xp, xpOff + PACK * k + 8);
+            FloatVector b = FloatVector.broadcast(F256, w[w0 + k]);
             c00 = x0.fma(b, c00);
             c01 = x1.fma(b, c01);
-            b = FloatVector.broadcast(F, w[w1 + k]);
+            b = FloatVector.broadcast(F256, w[w1 + k]);
             c10 = x0.fma(b, c10);
             c11 = x1.fma(b, c11);
-            b = FloatVector.broadcast(F, w[w2 + k]);
+            b = FloatVector.broadcast(F256, w[w2 + k]);
             c20 = x0.fma(b, c20);
             c21 = x1.fma(b, c21);
-            b = FloatVector.broadcast(F, w[w3 + k]);
+            b = FloatVector.broadcast(F256, w[w3 + k]);
             c30 = x0.fma(b, c30);
             c31 = x1.fma(b, c31);
-            b = FloatVector.broadcast(F, w[w4 + k]);
+            b = FloatVector.broadcast(F256, w[w4 + k]);
             c40 = x0.fma(b, c40);
             c41 = x1.fma(b, c41);
-            b = FloatVector.broadcast(F, w[w5 + k]);
+            b = FloatVector.broadcast(F256, w[w5 + k]);
             c50 = x0.fma(b, c50);
             c51 = x1.fma(b, c51);
         }

@@ -1,5 +1,10 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.F512;
+import static org.jacap.simd.VectorOps.D_PREFERRED;
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
@@ -16,34 +21,29 @@ import jdk.incubator.vector.VectorSpecies;
 public final class LaneSums {
     private LaneSums() {}
 
-    private static final VectorSpecies<Float> P = VectorOps.F;
-    private static final VectorSpecies<Float> S256 = FloatVector.SPECIES_256;
-
     // One shuffle per step and species, so C2 sees constants; steps past the lane count are unused.
-    private static final VectorShuffle<Float> P8 = mirror(P, 8);
-    private static final VectorShuffle<Float> P4 = mirror(P, 4);
-    private static final VectorShuffle<Float> P2 = mirror(P, 2);
-    private static final VectorShuffle<Float> P1 = mirror(P, 1);
-    private static final VectorShuffle<Float> H4 = mirror(S256, 4);
-    private static final VectorShuffle<Float> H2 = mirror(S256, 2);
-    private static final VectorShuffle<Float> H1 = mirror(S256, 1);
-    private static final VectorSpecies<Float> S512 = FloatVector.SPECIES_512;
-    private static final VectorShuffle<Float> W8 = mirror(S512, 8);
-    private static final VectorShuffle<Float> W4 = mirror(S512, 4);
-    private static final VectorShuffle<Float> W2 = mirror(S512, 2);
-    private static final VectorShuffle<Float> W1 = mirror(S512, 1);
-    private static final int PREFERRED_LANES = P.length();
-    private static final VectorSpecies<Double> D = VectorOps.D;
-    private static final VectorShuffle<Double> D4 = mirror(D, 4);
-    private static final VectorShuffle<Double> D2 = mirror(D, 2);
-    private static final VectorShuffle<Double> D1 = mirror(D, 1);
-    private static final int DOUBLE_LANES = D.length();
+    private static final VectorShuffle<Float> P8 = mirror(F_PREFERRED, 8);
+    private static final VectorShuffle<Float> P4 = mirror(F_PREFERRED, 4);
+    private static final VectorShuffle<Float> P2 = mirror(F_PREFERRED, 2);
+    private static final VectorShuffle<Float> P1 = mirror(F_PREFERRED, 1);
+    private static final VectorShuffle<Float> H4 = mirror(F256, 4);
+    private static final VectorShuffle<Float> H2 = mirror(F256, 2);
+    private static final VectorShuffle<Float> H1 = mirror(F256, 1);
+    private static final VectorShuffle<Float> W8 = mirror(F512, 8);
+    private static final VectorShuffle<Float> W4 = mirror(F512, 4);
+    private static final VectorShuffle<Float> W2 = mirror(F512, 2);
+    private static final VectorShuffle<Float> W1 = mirror(F512, 1);
+    private static final int PREFERRED_LANES = F_PREFERRED.length();
+    private static final VectorShuffle<Double> D4 = mirror(D_PREFERRED, 4);
+    private static final VectorShuffle<Double> D2 = mirror(D_PREFERRED, 2);
+    private static final VectorShuffle<Double> D1 = mirror(D_PREFERRED, 1);
+    private static final int DOUBLE_LANES = D_PREFERRED.length();
 
     private static <E> VectorShuffle<E> mirror(VectorSpecies<E> s, int h) {
         return VectorShuffle.fromOp(s, i -> h < s.length() ? i ^ h : i);
     }
 
-    /** Sum of the lanes of a vector of the preferred species ({@link VectorOps#F}), in a fixed tree order. */
+    /** Sum of the lanes of a vector of the preferred species ({@link VectorOps#F_PREFERRED}), in a fixed tree order. */
     public static float sum(FloatVector v) {
         if (PREFERRED_LANES > 16) {
             return sumScalar(v);
@@ -63,7 +63,7 @@ public final class LaneSums {
         return v.lane(0);
     }
 
-    /** Sum of the 8 lanes of a 256-bit vector ({@link Layouts#F}), in the same tree order. */
+    /** Sum of the 8 lanes of a 256-bit vector ({@link Layouts#F256}), in the same tree order. */
     public static float sum256(FloatVector v) {
         v = v.add(v.rearrange(H4));
         v = v.add(v.rearrange(H2));

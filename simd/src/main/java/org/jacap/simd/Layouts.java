@@ -19,10 +19,14 @@ final class Layouts {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(LE);
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(LE);
 
-    /** 8 float lanes: AVX2 width. The kernels split blocks of 32 into four of these. */
-    static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    /**
+     * 8 float lanes: AVX2 width, whatever the CPU. The weight kernels split blocks of 32 into four
+     * of these; the activation kernels use {@link VectorOps#F_PREFERRED}.
+     */
+    static final VectorSpecies<Float> F256 = FloatVector.SPECIES_256;
 
-    static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
+    /** 8 int lanes, to widen bytes and halves into {@link #F256} vectors. */
+    static final VectorSpecies<Integer> I256 = IntVector.SPECIES_256;
     /** 8 bytes: one load feeds one 8-lane float vector after widening. */
     static final VectorSpecies<Byte> B64 = ByteVector.SPECIES_64;
 

@@ -4,9 +4,9 @@ import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.F512;
-import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
@@ -79,8 +79,8 @@ final class Q4KKernel implements IntegerDotKernel {
      */
     @Override
     public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
-        FloatVector acc = FloatVector.zero(F);
-        FloatVector acc2 = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
+        FloatVector acc2 = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o));
@@ -90,18 +90,18 @@ final class Q4KKernel implements IntegerDotKernel {
             long sc = KScales.scales(lo, hi);
             long mn = KScales.mins(lo, hi);
             for (int c = 0; c < 4; c++) {
-                FloatVector d1 = FloatVector.broadcast(F, d * KScales.at(sc, 2 * c));
-                FloatVector m1 = FloatVector.broadcast(F, -(dmin * KScales.at(mn, 2 * c)));
-                FloatVector d2 = FloatVector.broadcast(F, d * KScales.at(sc, 2 * c + 1));
-                FloatVector m2 = FloatVector.broadcast(F, -(dmin * KScales.at(mn, 2 * c + 1)));
+                FloatVector d1 = FloatVector.broadcast(F256, d * KScales.at(sc, 2 * c));
+                FloatVector m1 = FloatVector.broadcast(F256, -(dmin * KScales.at(mn, 2 * c)));
+                FloatVector d2 = FloatVector.broadcast(F256, d * KScales.at(sc, 2 * c + 1));
+                FloatVector m2 = FloatVector.broadcast(F256, -(dmin * KScales.at(mn, 2 * c + 1)));
                 int xo = xOff + 256 * b + 64 * c;
                 long qo = o + 16 + 32 * c;
                 for (int p = 0; p < 4; p++) {
                     ByteVector q = ByteVector.fromMemorySegment(B64, src, qo + 8 * p, LE);
-                    acc = Bytes.toFloat(Bytes.low(q)).fma(d1, m1).fma(FloatVector.fromArray(F, x, xo + 8 * p), acc);
+                    acc = Bytes.toFloat(Bytes.low(q)).fma(d1, m1).fma(FloatVector.fromArray(F256, x, xo + 8 * p), acc);
                     acc2 = Bytes.toFloat(Bytes.high(q))
                             .fma(d2, m2)
-                            .fma(FloatVector.fromArray(F, x, xo + 32 + 8 * p), acc2);
+                            .fma(FloatVector.fromArray(F256, x, xo + 32 + 8 * p), acc2);
                 }
             }
         }
@@ -159,7 +159,7 @@ final class Q4KKernel implements IntegerDotKernel {
         final short[] xq = x.q;
         final float[] xd = x.d;
         final int[] xs = x.sums;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         float minimums = 0f;
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
@@ -167,7 +167,7 @@ final class Q4KKernel implements IntegerDotKernel {
             int hi = src.get(INT, o + 12);
             long sc = KScales.scales(lo, hi);
             long mn = KScales.mins(lo, hi);
-            IntVector isum = IntVector.zero(I);
+            IntVector isum = IntVector.zero(I256);
             int msum = 0;
             for (int c = 0; c < 4; c++) {
                 int xo = 256 * b + 64 * c;
@@ -191,7 +191,7 @@ final class Q4KKernel implements IntegerDotKernel {
                 msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
             }
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
-            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
             minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xd[b] * msum;
         }
         return LaneSums.sum256(acc) - minimums;

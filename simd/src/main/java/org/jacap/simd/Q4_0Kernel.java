@@ -3,7 +3,7 @@ package org.jacap.simd;
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
@@ -54,17 +54,17 @@ final class Q4_0Kernel implements IntegerDotKernel {
      * loop, which C2 unrolls (two accumulators picked by block parity measured no faster). */
     @Override
     public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int xo = xOff + 32 * b;
-            FloatVector d = FloatVector.broadcast(F, HalfFloats.f16ToFloat(src.get(SHORT, o)));
+            FloatVector d = FloatVector.broadcast(F256, HalfFloats.f16ToFloat(src.get(SHORT, o)));
             ByteVector q0 = ByteVector.fromMemorySegment(B64, src, o + 2, LE);
             ByteVector q1 = ByteVector.fromMemorySegment(B64, src, o + 10, LE);
-            FloatVector s = Bytes.toFloat(Bytes.low(q0).sub((byte) 8)).mul(FloatVector.fromArray(F, x, xo));
-            FloatVector t = Bytes.toFloat(Bytes.low(q1).sub((byte) 8)).mul(FloatVector.fromArray(F, x, xo + 8));
-            s = Bytes.toFloat(Bytes.high(q0).sub((byte) 8)).fma(FloatVector.fromArray(F, x, xo + 16), s);
-            t = Bytes.toFloat(Bytes.high(q1).sub((byte) 8)).fma(FloatVector.fromArray(F, x, xo + 24), t);
+            FloatVector s = Bytes.toFloat(Bytes.low(q0).sub((byte) 8)).mul(FloatVector.fromArray(F256, x, xo));
+            FloatVector t = Bytes.toFloat(Bytes.low(q1).sub((byte) 8)).mul(FloatVector.fromArray(F256, x, xo + 8));
+            s = Bytes.toFloat(Bytes.high(q0).sub((byte) 8)).fma(FloatVector.fromArray(F256, x, xo + 16), s);
+            t = Bytes.toFloat(Bytes.high(q1).sub((byte) 8)).fma(FloatVector.fromArray(F256, x, xo + 24), t);
             acc = s.add(t).fma(d, acc);
         }
         return LaneSums.sum256(acc);
@@ -114,7 +114,7 @@ final class Q4_0Kernel implements IntegerDotKernel {
     private static float narrow(MemorySegment src, long offset, QuantizedActivations x, int from, int to) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = from; b < to; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 2, LE)
@@ -128,7 +128,7 @@ final class Q4_0Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints in three ops, inline: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
         }
         return LaneSums.sum256(acc);
     }

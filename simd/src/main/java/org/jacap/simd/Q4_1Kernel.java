@@ -3,7 +3,7 @@ package org.jacap.simd;
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
@@ -76,7 +76,7 @@ final class Q4_1Kernel implements IntegerDotKernel {
         final short[] xq = x.q;
         final float[] xd = x.d;
         final float[] xs = x.blockSums;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         float minimums = 0f;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
@@ -88,7 +88,7 @@ final class Q4_1Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
             minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xs[b];
         }
         return LaneSums.sum256(acc) + minimums;

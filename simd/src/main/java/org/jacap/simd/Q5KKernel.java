@@ -2,7 +2,7 @@ package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
@@ -207,21 +207,21 @@ final class Q5KKernel implements TypeKernel {
 
     /** {@code Σ_j scales[2j]·Σ q·x - scales[2j+1]·Σ x} over the sub-blocks of 32 of {@code count} weights. */
     static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         // Counted over groups of 32 so every index is linear in k (see Q6KKernel.dotBytes).
         for (int k = 0, groups = count / 32; k < groups; k++) {
             int i = 32 * k;
-            FloatVector x0 = FloatVector.fromArray(F, x, xOff + i);
-            FloatVector x1 = FloatVector.fromArray(F, x, xOff + i + 8);
-            FloatVector x2 = FloatVector.fromArray(F, x, xOff + i + 16);
-            FloatVector x3 = FloatVector.fromArray(F, x, xOff + i + 24);
+            FloatVector x0 = FloatVector.fromArray(F256, x, xOff + i);
+            FloatVector x1 = FloatVector.fromArray(F256, x, xOff + i + 8);
+            FloatVector x2 = FloatVector.fromArray(F256, x, xOff + i + 16);
+            FloatVector x3 = FloatVector.fromArray(F256, x, xOff + i + 24);
             FloatVector sq = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(x0);
             FloatVector sq2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).mul(x1);
             sq = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).fma(x2, sq);
             sq2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24)).fma(x3, sq2);
             FloatVector sx = x0.add(x1).add(x2.add(x3));
-            acc = sq.add(sq2).fma(FloatVector.broadcast(F, scales[2 * k]), acc);
-            acc = sx.fma(FloatVector.broadcast(F, -scales[2 * k + 1]), acc);
+            acc = sq.add(sq2).fma(FloatVector.broadcast(F256, scales[2 * k]), acc);
+            acc = sx.fma(FloatVector.broadcast(F256, -scales[2 * k + 1]), acc);
         }
         return LaneSums.sum256(acc);
     }

@@ -3,8 +3,8 @@ package org.jacap.simd;
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
-import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
@@ -31,7 +31,7 @@ import org.jacap.gguf.GgmlType;
 final class Q5_0Kernel implements IntegerDotKernel {
     static final int BYTES = 22;
     /** Lane l shifts qh right by l. */
-    static final IntVector IOTA = IntVector.fromArray(I, new int[] {0, 1, 2, 3, 4, 5, 6, 7}, 0);
+    static final IntVector IOTA = IntVector.fromArray(I256, new int[] {0, 1, 2, 3, 4, 5, 6, 7}, 0);
 
     @Override
     public GgmlType type() {
@@ -45,7 +45,7 @@ final class Q5_0Kernel implements IntegerDotKernel {
 
     /** Elements 8p..8p+7 of a 5-bit block from their nibbles and the 32 high bits. */
     static FloatVector fiveBit(ByteVector nibbles, int qh, int p, int bias) {
-        IntVector hb = IntVector.broadcast(I, qh >>> (8 * p))
+        IntVector hb = IntVector.broadcast(I256, qh >>> (8 * p))
                 .lanewise(VectorOperators.LSHR, IOTA)
                 .and(1)
                 .lanewise(VectorOperators.LSHL, 4);
@@ -101,7 +101,7 @@ final class Q5_0Kernel implements IntegerDotKernel {
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int qh = src.get(INT, o + 2);
@@ -126,7 +126,7 @@ final class Q5_0Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
         }
         return LaneSums.sum256(acc);
     }

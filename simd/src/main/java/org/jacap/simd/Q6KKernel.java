@@ -3,9 +3,9 @@ package org.jacap.simd;
 import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.F512;
-import static org.jacap.simd.Layouts.I;
+import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
@@ -207,10 +207,10 @@ final class Q6KKernel implements IntegerDotKernel {
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            IntVector isum = IntVector.zero(I);
+            IntVector isum = IntVector.zero(I256);
             for (int g = 0; g < 4; g++) { // quarter g: half g / 2, bytes 16 * (g % 2) of it
                 int h = g >>> 1;
                 int p = g & 1;
@@ -253,7 +253,7 @@ final class Q6KKernel implements IntegerDotKernel {
                         .add(i3.mul((byte) (sc >>> 48)));
             }
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o + 208)) * xd[b];
-            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
         }
         return LaneSums.sum256(acc);
     }
@@ -306,20 +306,22 @@ final class Q6KKernel implements IntegerDotKernel {
 
     /** {@code Σ_i scales[i/16] * q[i] * x[xOff+i]} over {@code count} (a multiple of 32) weights. */
     static float dotBytes(byte[] q, float[] scales, float[] x, int xOff, int count) {
-        FloatVector acc = FloatVector.zero(F);
-        FloatVector acc2 = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
+        FloatVector acc2 = FloatVector.zero(F256);
         // Counted over groups of 32 so every index is linear in k: C2 then unrolls and hoists the
         // bounds checks (with scales[i >>> 4] it kept two checks per group and did not unroll).
         for (int k = 0, groups = count / 32; k < groups; k++) {
             int i = 32 * k;
-            FloatVector s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F, x, xOff + i));
-            FloatVector s2 =
-                    Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16)).mul(FloatVector.fromArray(F, x, xOff + i + 16));
-            s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8)).fma(FloatVector.fromArray(F, x, xOff + i + 8), s1);
+            FloatVector s1 =
+                    Bytes.toFloat(ByteVector.fromArray(B64, q, i)).mul(FloatVector.fromArray(F256, x, xOff + i));
+            FloatVector s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 16))
+                    .mul(FloatVector.fromArray(F256, x, xOff + i + 16));
+            s1 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 8))
+                    .fma(FloatVector.fromArray(F256, x, xOff + i + 8), s1);
             s2 = Bytes.toFloat(ByteVector.fromArray(B64, q, i + 24))
-                    .fma(FloatVector.fromArray(F, x, xOff + i + 24), s2);
-            acc = s1.fma(FloatVector.broadcast(F, scales[2 * k]), acc);
-            acc2 = s2.fma(FloatVector.broadcast(F, scales[2 * k + 1]), acc2);
+                    .fma(FloatVector.fromArray(F256, x, xOff + i + 24), s2);
+            acc = s1.fma(FloatVector.broadcast(F256, scales[2 * k]), acc);
+            acc2 = s2.fma(FloatVector.broadcast(F256, scales[2 * k + 1]), acc2);
         }
         return LaneSums.sum256(acc.add(acc2));
     }

@@ -4,7 +4,7 @@ import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
-import static org.jacap.simd.Layouts.F;
+import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.F512;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
@@ -56,19 +56,19 @@ final class Q8_0Kernel implements IntegerDotKernel {
      * loop, which C2 unrolls (two accumulators picked by block parity measured no faster). */
     @Override
     public float dot(MemorySegment src, long offset, float[] x, int xOff, int count, DotScratch scratch) {
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int xo = xOff + 32 * b;
-            FloatVector d = FloatVector.broadcast(F, HalfFloats.f16ToFloat(src.get(SHORT, o)));
+            FloatVector d = FloatVector.broadcast(F256, HalfFloats.f16ToFloat(src.get(SHORT, o)));
             FloatVector s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 2, LE))
-                    .mul(FloatVector.fromArray(F, x, xo));
+                    .mul(FloatVector.fromArray(F256, x, xo));
             FloatVector t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 10, LE))
-                    .mul(FloatVector.fromArray(F, x, xo + 8));
+                    .mul(FloatVector.fromArray(F256, x, xo + 8));
             s = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 18, LE))
-                    .fma(FloatVector.fromArray(F, x, xo + 16), s);
+                    .fma(FloatVector.fromArray(F256, x, xo + 16), s);
             t = Bytes.toFloat(ByteVector.fromMemorySegment(B64, src, o + 26, LE))
-                    .fma(FloatVector.fromArray(F, x, xo + 24), t);
+                    .fma(FloatVector.fromArray(F256, x, xo + 24), t);
             acc = s.add(t).fma(d, acc);
         }
         return LaneSums.sum256(acc);
@@ -122,7 +122,7 @@ final class Q8_0Kernel implements IntegerDotKernel {
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F);
+        FloatVector acc = FloatVector.zero(F256);
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector w0 = (ShortVector)
@@ -136,7 +136,7 @@ final class Q8_0Kernel implements IntegerDotKernel {
             IntVector si = pi.lanewise(VectorOperators.LSHL, 16)
                     .lanewise(VectorOperators.ASHR, 16)
                     .add(pi.lanewise(VectorOperators.ASHR, 16));
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F, d), acc);
+            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
         }
         return LaneSums.sum256(acc);
     }

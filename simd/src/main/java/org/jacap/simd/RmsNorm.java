@@ -1,8 +1,9 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * RMS normalisation: out = x / sqrt(mean(x²) + eps) · weight, in the same operation order as
@@ -12,8 +13,6 @@ import jdk.incubator.vector.VectorSpecies;
  * is {@link #applyScalar}.
  */
 public final class RmsNorm {
-
-    private static final VectorSpecies<Float> F = VectorOps.F;
 
     private RmsNorm() {}
 
@@ -33,19 +32,19 @@ public final class RmsNorm {
         }
         float scale = scale(VectorOps.sumOfSquares(x, xOff, n), n, eps);
         int i = 0;
-        int bound = F.loopBound(n);
+        int bound = F_PREFERRED.loopBound(n);
         if (weight == null) {
-            for (; i < bound; i += F.length()) {
-                FloatVector.fromArray(F, x, xOff + i).mul(scale).intoArray(out, outOff + i);
+            for (; i < bound; i += F_PREFERRED.length()) {
+                FloatVector.fromArray(F_PREFERRED, x, xOff + i).mul(scale).intoArray(out, outOff + i);
             }
             for (; i < n; i++) {
                 out[outOff + i] = x[xOff + i] * scale;
             }
         } else {
-            for (; i < bound; i += F.length()) {
-                FloatVector.fromArray(F, x, xOff + i)
+            for (; i < bound; i += F_PREFERRED.length()) {
+                FloatVector.fromArray(F_PREFERRED, x, xOff + i)
                         .mul(scale)
-                        .mul(FloatVector.fromArray(F, weight, wOff + i))
+                        .mul(FloatVector.fromArray(F_PREFERRED, weight, wOff + i))
                         .intoArray(out, outOff + i);
             }
             for (; i < n; i++) {

@@ -1,9 +1,10 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorShuffle;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Rotary position embedding for heads of width {@code headDim}, of which the first {@code ropeDim}
@@ -26,9 +27,8 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class Rope {
 
-    private static final VectorSpecies<Float> F = VectorOps.F;
     /** Swaps the two lanes of every adjacent pair: (x0, x1, x2, x3, …) → (x1, x0, x3, x2, …). */
-    private static final VectorShuffle<Float> SWAP_PAIRS = VectorShuffle.fromOp(F, i -> i ^ 1);
+    private static final VectorShuffle<Float> SWAP_PAIRS = VectorShuffle.fromOp(F_PREFERRED, i -> i ^ 1);
 
     private final int headDim;
     private final int ropeDim;
@@ -202,15 +202,15 @@ public final class Rope {
     public void rotate(float[] x, int off, int nHeads, float[] table) {
         checkHeads(x, off, nHeads);
         Objects.checkFromIndexSize(0, tableSize(), table.length);
-        int l = F.length();
+        int l = F_PREFERRED.length();
         if (layout == RopeLayout.NORMAL) {
-            int bound = F.loopBound(ropeDim);
+            int bound = F_PREFERRED.loopBound(ropeDim);
             for (int h = 0, base = off; h < nHeads; h++, base += headDim) {
                 int k = 0;
                 for (; k < bound; k += l) {
-                    FloatVector v = FloatVector.fromArray(F, x, base + k);
-                    FloatVector cos = FloatVector.fromArray(F, table, k);
-                    FloatVector sin = FloatVector.fromArray(F, table, ropeDim + k);
+                    FloatVector v = FloatVector.fromArray(F_PREFERRED, x, base + k);
+                    FloatVector cos = FloatVector.fromArray(F_PREFERRED, table, k);
+                    FloatVector sin = FloatVector.fromArray(F_PREFERRED, table, ropeDim + k);
                     v.rearrange(SWAP_PAIRS).fma(sin, v.mul(cos)).intoArray(x, base + k);
                 }
                 for (; k < ropeDim; k += 2) {
@@ -218,14 +218,14 @@ public final class Rope {
                 }
             }
         } else {
-            int bound = F.loopBound(half);
+            int bound = F_PREFERRED.loopBound(half);
             for (int h = 0, base = off; h < nHeads; h++, base += headDim) {
                 int i = 0;
                 for (; i < bound; i += l) {
-                    FloatVector a = FloatVector.fromArray(F, x, base + i);
-                    FloatVector b = FloatVector.fromArray(F, x, base + half + i);
-                    FloatVector cos = FloatVector.fromArray(F, table, i);
-                    FloatVector negSin = FloatVector.fromArray(F, table, ropeDim + i);
+                    FloatVector a = FloatVector.fromArray(F_PREFERRED, x, base + i);
+                    FloatVector b = FloatVector.fromArray(F_PREFERRED, x, base + half + i);
+                    FloatVector cos = FloatVector.fromArray(F_PREFERRED, table, i);
+                    FloatVector negSin = FloatVector.fromArray(F_PREFERRED, table, ropeDim + i);
                     b.fma(negSin, a.mul(cos)).intoArray(x, base + i);
                     a.neg().fma(negSin, b.mul(cos)).intoArray(x, base + half + i);
                 }

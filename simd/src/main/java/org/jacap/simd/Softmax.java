@@ -1,8 +1,9 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorSpecies;
 
 /**
  * Numerically safe softmax and log-sum-exp: the maximum is subtracted first, so no exponent
@@ -11,7 +12,6 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class Softmax {
 
-    private static final VectorSpecies<Float> F = VectorOps.F;
     /** Vectors summed in float before the partial sum is added in double (keeps float error ~1e-7). */
     private static final int BLOCK = 16;
 
@@ -32,18 +32,18 @@ public final class Softmax {
             java.util.Arrays.fill(x, off, off + n, 0f);
             return;
         }
-        int l = F.length();
+        int l = F_PREFERRED.length();
         int i = 0;
         double sum = 0;
-        int bound = F.loopBound(n);
-        FloatVector vmax = FloatVector.broadcast(F, max);
+        int bound = F_PREFERRED.loopBound(n);
+        FloatVector vmax = FloatVector.broadcast(F_PREFERRED, max);
         while (i < bound) {
             // float lanes add at most BLOCK terms each before the block total moves to double
             int end = Math.min(bound, i + BLOCK * l);
-            FloatVector acc = FloatVector.zero(F);
+            FloatVector acc = FloatVector.zero(F_PREFERRED);
             for (; i < end; i += l) {
-                FloatVector e =
-                        VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax));
+                FloatVector e = VectorMath.exp(
+                        FloatVector.fromArray(F_PREFERRED, x, off + i).sub(vmax));
                 e.intoArray(x, off + i);
                 acc = acc.add(e);
             }
@@ -67,17 +67,17 @@ public final class Softmax {
         if (max == Float.NEGATIVE_INFINITY || Float.isNaN(max)) {
             return max;
         }
-        int l = F.length();
+        int l = F_PREFERRED.length();
         int i = 0;
         double sum = 0;
-        int bound = F.loopBound(n);
-        FloatVector vmax = FloatVector.broadcast(F, max);
+        int bound = F_PREFERRED.loopBound(n);
+        FloatVector vmax = FloatVector.broadcast(F_PREFERRED, max);
         while (i < bound) {
             int end = Math.min(bound, i + BLOCK * l);
-            FloatVector acc = FloatVector.zero(F);
+            FloatVector acc = FloatVector.zero(F_PREFERRED);
             for (; i < end; i += l) {
-                acc = acc.add(
-                        VectorMath.exp(FloatVector.fromArray(F, x, off + i).sub(vmax)));
+                acc = acc.add(VectorMath.exp(
+                        FloatVector.fromArray(F_PREFERRED, x, off + i).sub(vmax)));
             }
             sum += LaneSums.sum(acc);
         }

@@ -15,37 +15,51 @@ import jdk.incubator.vector.VectorSpecies;
  */
 public final class VectorOps {
 
-    static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
-    static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
-    /** Float species with as many lanes as {@link #D}: loads that widen to one double vector. */
-    static final VectorSpecies<Float> FH = VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
+    /**
+     * The CPU's widest float species (8 lanes on AVX2, 16 on AVX-512): these level-1 kernels,
+     * attention, norms, softmax, RoPE. The weight kernels use {@link Layouts#F256} instead.
+     */
+    static final VectorSpecies<Float> F_PREFERRED = FloatVector.SPECIES_PREFERRED;
+    /** The CPU's widest double species. */
+    static final VectorSpecies<Double> D_PREFERRED = DoubleVector.SPECIES_PREFERRED;
+    /** Float species with as many lanes as {@link #D_PREFERRED}: loads that widen to one double vector. */
+    static final VectorSpecies<Float> FH =
+            VectorSpecies.of(float.class, VectorShape.forBitSize(D_PREFERRED.vectorBitSize() / 2));
 
     private VectorOps() {}
 
     // ---------------------------------------------------------------- float
 
-    /** Σ a[ao+i]·b[bo+i]; float accumulation in four independent vector accumulators (as ggml). */
+    /**
+     * Σ a[ao+i]·b[bo+i]; float accumulation in four independent vector accumulators (as ggml), at
+     * the CPU's width, the tail multiplied then added. A deliberate twin of {@link FloatLoops#dot}
+     * (the weight-row dot: always 256-bit, FMA tail): each keeps the summation order its callers'
+     * results are pinned to.
+     */
     public static float dot(float[] a, int ao, float[] b, int bo, int n) {
         Objects.checkFromIndexSize(ao, n, a.length);
         Objects.checkFromIndexSize(bo, n, b.length);
-        int l = F.length();
+        int l = F_PREFERRED.length();
         int i = 0;
         float s = 0f;
         if (n >= l) {
-            FloatVector acc0 = FloatVector.zero(F);
-            FloatVector acc1 = FloatVector.zero(F);
-            FloatVector acc2 = FloatVector.zero(F);
-            FloatVector acc3 = FloatVector.zero(F);
+            FloatVector acc0 = FloatVector.zero(F_PREFERRED);
+            FloatVector acc1 = FloatVector.zero(F_PREFERRED);
+            FloatVector acc2 = FloatVector.zero(F_PREFERRED);
+            FloatVector acc3 = FloatVector.zero(F_PREFERRED);
             for (; i <= n - 4 * l; i += 4 * l) {
-                acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
-                acc1 = FloatVector.fromArray(F, a, ao + i + l).fma(FloatVector.fromArray(F, b, bo + i + l), acc1);
-                acc2 = FloatVector.fromArray(F, a, ao + i + 2 * l)
-                        .fma(FloatVector.fromArray(F, b, bo + i + 2 * l), acc2);
-                acc3 = FloatVector.fromArray(F, a, ao + i + 3 * l)
-                        .fma(FloatVector.fromArray(F, b, bo + i + 3 * l), acc3);
+                acc0 = FloatVector.fromArray(F_PREFERRED, a, ao + i)
+                        .fma(FloatVector.fromArray(F_PREFERRED, b, bo + i), acc0);
+                acc1 = FloatVector.fromArray(F_PREFERRED, a, ao + i + l)
+                        .fma(FloatVector.fromArray(F_PREFERRED, b, bo + i + l), acc1);
+                acc2 = FloatVector.fromArray(F_PREFERRED, a, ao + i + 2 * l)
+                        .fma(FloatVector.fromArray(F_PREFERRED, b, bo + i + 2 * l), acc2);
+                acc3 = FloatVector.fromArray(F_PREFERRED, a, ao + i + 3 * l)
+                        .fma(FloatVector.fromArray(F_PREFERRED, b, bo + i + 3 * l), acc3);
             }
             for (; i <= n - l; i += l) {
-                acc0 = FloatVector.fromArray(F, a, ao + i).fma(FloatVector.fromArray(F, b, bo + i), acc0);
+                acc0 = FloatVector.fromArray(F_PREFERRED, a, ao + i)
+                        .fma(FloatVector.fromArray(F_PREFERRED, b, bo + i), acc0);
             }
             s = LaneSums.sum(acc0.add(acc1).add(acc2.add(acc3)));
         }
@@ -60,11 +74,11 @@ public final class VectorOps {
         Objects.checkFromIndexSize(xo, n, x.length);
         Objects.checkFromIndexSize(yo, n, y.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        FloatVector va = FloatVector.broadcast(F, alpha);
-        for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, x, xo + i)
-                    .fma(va, FloatVector.fromArray(F, y, yo + i))
+        int bound = F_PREFERRED.loopBound(n);
+        FloatVector va = FloatVector.broadcast(F_PREFERRED, alpha);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            FloatVector.fromArray(F_PREFERRED, x, xo + i)
+                    .fma(va, FloatVector.fromArray(F_PREFERRED, y, yo + i))
                     .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
@@ -77,10 +91,10 @@ public final class VectorOps {
         Objects.checkFromIndexSize(xo, n, x.length);
         Objects.checkFromIndexSize(yo, n, y.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, y, yo + i)
-                    .add(FloatVector.fromArray(F, x, xo + i))
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            FloatVector.fromArray(F_PREFERRED, y, yo + i)
+                    .add(FloatVector.fromArray(F_PREFERRED, x, xo + i))
                     .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
@@ -93,10 +107,10 @@ public final class VectorOps {
         Objects.checkFromIndexSize(xo, n, x.length);
         Objects.checkFromIndexSize(yo, n, y.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, y, yo + i)
-                    .mul(FloatVector.fromArray(F, x, xo + i))
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            FloatVector.fromArray(F_PREFERRED, y, yo + i)
+                    .mul(FloatVector.fromArray(F_PREFERRED, x, xo + i))
                     .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
@@ -108,9 +122,9 @@ public final class VectorOps {
     public static void scale(float[] x, int o, int n, float s) {
         Objects.checkFromIndexSize(o, n, x.length);
         int i = 0;
-        int bound = F.loopBound(n);
-        for (; i < bound; i += F.length()) {
-            FloatVector.fromArray(F, x, o + i).mul(s).intoArray(x, o + i);
+        int bound = F_PREFERRED.loopBound(n);
+        for (; i < bound; i += F_PREFERRED.length()) {
+            FloatVector.fromArray(F_PREFERRED, x, o + i).mul(s).intoArray(x, o + i);
         }
         for (; i < n; i++) {
             x[o + i] *= s;
@@ -124,8 +138,8 @@ public final class VectorOps {
         int i = 0;
         double s = 0;
         if (n >= l) {
-            DoubleVector acc0 = DoubleVector.zero(D);
-            DoubleVector acc1 = DoubleVector.zero(D);
+            DoubleVector acc0 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc1 = DoubleVector.zero(D_PREFERRED);
             for (; i <= n - 2 * l; i += 2 * l) {
                 acc0 = acc0.add(widen(FloatVector.fromArray(FH, x, o + i)));
                 acc1 = acc1.add(widen(FloatVector.fromArray(FH, x, o + i + l)));
@@ -151,8 +165,8 @@ public final class VectorOps {
         int i = 0;
         double s = 0;
         if (n >= l) {
-            DoubleVector acc0 = DoubleVector.zero(D);
-            DoubleVector acc1 = DoubleVector.zero(D);
+            DoubleVector acc0 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc1 = DoubleVector.zero(D_PREFERRED);
             for (; i <= n - 2 * l; i += 2 * l) {
                 FloatVector v0 = FloatVector.fromArray(FH, x, o + i);
                 FloatVector v1 = FloatVector.fromArray(FH, x, o + i + l);
@@ -177,11 +191,11 @@ public final class VectorOps {
         Objects.checkFromIndexSize(o, n, x.length);
         int i = 0;
         float m = Float.NEGATIVE_INFINITY;
-        int bound = F.loopBound(n);
+        int bound = F_PREFERRED.loopBound(n);
         if (bound > 0) {
-            FloatVector acc = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
-            for (; i < bound; i += F.length()) {
-                acc = acc.max(FloatVector.fromArray(F, x, o + i));
+            FloatVector acc = FloatVector.broadcast(F_PREFERRED, Float.NEGATIVE_INFINITY);
+            for (; i < bound; i += F_PREFERRED.length()) {
+                acc = acc.max(FloatVector.fromArray(F_PREFERRED, x, o + i));
             }
             m = acc.reduceLanes(VectorOperators.MAX);
         }
@@ -192,7 +206,7 @@ public final class VectorOps {
     }
 
     private static DoubleVector widen(FloatVector h) {
-        return (DoubleVector) h.convertShape(VectorOperators.F2D, D, 0);
+        return (DoubleVector) h.convertShape(VectorOperators.F2D, D_PREFERRED, 0);
     }
 
     // ---------------------------------------------------------------- double
@@ -201,24 +215,27 @@ public final class VectorOps {
     public static double dot(double[] a, int ao, double[] b, int bo, int n) {
         Objects.checkFromIndexSize(ao, n, a.length);
         Objects.checkFromIndexSize(bo, n, b.length);
-        int l = D.length();
+        int l = D_PREFERRED.length();
         int i = 0;
         double s = 0;
         if (n >= l) {
-            DoubleVector acc0 = DoubleVector.zero(D);
-            DoubleVector acc1 = DoubleVector.zero(D);
-            DoubleVector acc2 = DoubleVector.zero(D);
-            DoubleVector acc3 = DoubleVector.zero(D);
+            DoubleVector acc0 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc1 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc2 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc3 = DoubleVector.zero(D_PREFERRED);
             for (; i <= n - 4 * l; i += 4 * l) {
-                acc0 = DoubleVector.fromArray(D, a, ao + i).fma(DoubleVector.fromArray(D, b, bo + i), acc0);
-                acc1 = DoubleVector.fromArray(D, a, ao + i + l).fma(DoubleVector.fromArray(D, b, bo + i + l), acc1);
-                acc2 = DoubleVector.fromArray(D, a, ao + i + 2 * l)
-                        .fma(DoubleVector.fromArray(D, b, bo + i + 2 * l), acc2);
-                acc3 = DoubleVector.fromArray(D, a, ao + i + 3 * l)
-                        .fma(DoubleVector.fromArray(D, b, bo + i + 3 * l), acc3);
+                acc0 = DoubleVector.fromArray(D_PREFERRED, a, ao + i)
+                        .fma(DoubleVector.fromArray(D_PREFERRED, b, bo + i), acc0);
+                acc1 = DoubleVector.fromArray(D_PREFERRED, a, ao + i + l)
+                        .fma(DoubleVector.fromArray(D_PREFERRED, b, bo + i + l), acc1);
+                acc2 = DoubleVector.fromArray(D_PREFERRED, a, ao + i + 2 * l)
+                        .fma(DoubleVector.fromArray(D_PREFERRED, b, bo + i + 2 * l), acc2);
+                acc3 = DoubleVector.fromArray(D_PREFERRED, a, ao + i + 3 * l)
+                        .fma(DoubleVector.fromArray(D_PREFERRED, b, bo + i + 3 * l), acc3);
             }
             for (; i <= n - l; i += l) {
-                acc0 = DoubleVector.fromArray(D, a, ao + i).fma(DoubleVector.fromArray(D, b, bo + i), acc0);
+                acc0 = DoubleVector.fromArray(D_PREFERRED, a, ao + i)
+                        .fma(DoubleVector.fromArray(D_PREFERRED, b, bo + i), acc0);
             }
             s = LaneSums.sum(acc0.add(acc1).add(acc2.add(acc3)));
         }
@@ -237,11 +254,11 @@ public final class VectorOps {
 
     private static void axpyUnchecked(double alpha, double[] x, int xo, double[] y, int yo, int n) {
         int i = 0;
-        int bound = D.loopBound(n);
-        DoubleVector va = DoubleVector.broadcast(D, alpha);
-        for (; i < bound; i += D.length()) {
-            DoubleVector.fromArray(D, x, xo + i)
-                    .fma(va, DoubleVector.fromArray(D, y, yo + i))
+        int bound = D_PREFERRED.loopBound(n);
+        DoubleVector va = DoubleVector.broadcast(D_PREFERRED, alpha);
+        for (; i < bound; i += D_PREFERRED.length()) {
+            DoubleVector.fromArray(D_PREFERRED, x, xo + i)
+                    .fma(va, DoubleVector.fromArray(D_PREFERRED, y, yo + i))
                     .intoArray(y, yo + i);
         }
         for (; i < n; i++) {
@@ -273,7 +290,7 @@ public final class VectorOps {
         if (d > 0) {
             Objects.checkFromIndexSize(vOff, Math.multiplyExact(m, d), v.length);
         }
-        int l = D.length();
+        int l = D_PREFERRED.length();
         int i = 0;
         for (; i + 4 <= m; i += 4) {
             int v0 = vOff + i * d;
@@ -289,18 +306,18 @@ public final class VectorOps {
                 double c1 = w1 * v[v1 + r];
                 double c2 = w2 * v[v2 + r];
                 double c3 = w3 * v[v3 + r];
-                DoubleVector b0 = DoubleVector.broadcast(D, c0);
-                DoubleVector b1 = DoubleVector.broadcast(D, c1);
-                DoubleVector b2 = DoubleVector.broadcast(D, c2);
-                DoubleVector b3 = DoubleVector.broadcast(D, c3);
+                DoubleVector b0 = DoubleVector.broadcast(D_PREFERRED, c0);
+                DoubleVector b1 = DoubleVector.broadcast(D_PREFERRED, c1);
+                DoubleVector b2 = DoubleVector.broadcast(D_PREFERRED, c2);
+                DoubleVector b3 = DoubleVector.broadcast(D_PREFERRED, c3);
                 int row = r * d;
                 int c = r;
                 for (; c <= d - l; c += l) {
-                    DoubleVector acc = DoubleVector.fromArray(D, a, row + c);
-                    acc = DoubleVector.fromArray(D, v, v0 + c).fma(b0, acc);
-                    acc = DoubleVector.fromArray(D, v, v1 + c).fma(b1, acc);
-                    acc = DoubleVector.fromArray(D, v, v2 + c).fma(b2, acc);
-                    acc = DoubleVector.fromArray(D, v, v3 + c).fma(b3, acc);
+                    DoubleVector acc = DoubleVector.fromArray(D_PREFERRED, a, row + c);
+                    acc = DoubleVector.fromArray(D_PREFERRED, v, v0 + c).fma(b0, acc);
+                    acc = DoubleVector.fromArray(D_PREFERRED, v, v1 + c).fma(b1, acc);
+                    acc = DoubleVector.fromArray(D_PREFERRED, v, v2 + c).fma(b2, acc);
+                    acc = DoubleVector.fromArray(D_PREFERRED, v, v3 + c).fma(b3, acc);
                     acc.intoArray(a, row + c);
                 }
                 for (; c < d; c++) {

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import org.jacap.gguf.GgmlType;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufTensorInfo;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;

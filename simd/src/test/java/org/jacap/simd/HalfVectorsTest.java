@@ -59,7 +59,7 @@ class HalfVectorsTest {
         assertThat(HalfFloats.bf16ToFloat(HalfFloats.floatToBf16(-2.5f))).isEqualTo(-2.5f);
         int[] lanes = {0x3F80, 0xBF80, 0x7F80, 0x0001, 0x4049, 0, 0x8000, 0x7FC0};
         float[] out = new float[8];
-        HalfVectors.bf16ToFloat(IntVector.fromArray(Layouts.I, lanes, 0)).intoArray(out, 0);
+        HalfVectors.bf16ToFloat(IntVector.fromArray(Layouts.I256, lanes, 0)).intoArray(out, 0);
         for (int i = 0; i < 8; i++) {
             assertThat(Float.floatToRawIntBits(out[i])).isEqualTo(lanes[i] << 16);
         }

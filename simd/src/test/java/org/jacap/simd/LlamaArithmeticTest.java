@@ -18,7 +18,7 @@ class LlamaArithmeticTest {
                 // mixed magnitudes, so that the order of the additions shows in the last bits
                 a[i] = (float) (rnd.nextGaussian() * Math.pow(10, rnd.nextInt(7) - 3));
             }
-            FloatVector p = FloatVector.fromArray(VectorOps.F, a, 0);
+            FloatVector p = FloatVector.fromArray(VectorOps.F_PREFERRED, a, 0);
             assertThat(Float.floatToRawIntBits(LaneSums.sum(p)))
                     .isEqualTo(Float.floatToRawIntBits(LaneSums.sumScalar(p)));
             FloatVector h = FloatVector.fromArray(FloatVector.SPECIES_256, a, 0);

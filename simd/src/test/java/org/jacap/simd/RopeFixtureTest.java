@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.assertj.core.data.Offset;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,7 +25,7 @@ class RopeFixtureTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static Stream<Path> cases() throws IOException {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../../shared/fixtures"), "eviction");
+        Path dir = Fixtures.dir().resolve("eviction");
         Assumptions.assumeTrue(Files.isDirectory(dir), "eviction fixtures not found at " + dir.toAbsolutePath());
         List<Path> files = new ArrayList<>();
         try (Stream<Path> s = Files.list(dir)) {

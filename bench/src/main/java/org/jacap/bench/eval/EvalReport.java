@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jacap.bench.report.Csv;
+import org.jacap.bench.report.MarkdownTable;
+import org.jacap.bench.report.MarkdownTable.Column;
 import org.jacap.bench.report.SvgLineChart;
-import org.jacap.bench.report.TextTable;
-import org.jacap.bench.report.TextTable.Column;
 import org.jacap.bench.report.Units;
 
 /**
@@ -72,7 +72,7 @@ public record EvalReport(String description, List<CellSummary> cells) {
             columns.add(Column.right("passkey [95% CI]", 22));
         }
         columns.add(Column.right("score ms", 8));
-        TextTable t = new TextTable(columns);
+        MarkdownTable t = new MarkdownTable(columns);
         for (CellSummary c : cells) {
             List<String> row = new ArrayList<>(List.of(
                     c.policy(),

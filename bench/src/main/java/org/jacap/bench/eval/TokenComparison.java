@@ -26,14 +26,8 @@ public final class TokenComparison {
 
     /** Prepares the full-cache side at {@code logits[off..off+vocab)}. */
     public Reference reference(float[] logits, int off) {
-        double max = Double.NEGATIVE_INFINITY;
-        int top1 = 0;
-        for (int i = 0; i < vocab; i++) {
-            if (logits[off + i] > max) {
-                max = logits[off + i];
-                top1 = i;
-            }
-        }
+        int top1 = argmax(logits, off);
+        double max = logits[off + top1];
         double[] p = new double[vocab];
         double sum = 0;
         for (int i = 0; i < vocab; i++) {
@@ -60,14 +54,8 @@ public final class TokenComparison {
         if (target < 0 || target >= vocab) {
             throw new IllegalArgumentException("target token " + target + " outside vocabulary of " + vocab);
         }
-        double max = Double.NEGATIVE_INFINITY;
-        int top1 = 0;
-        for (int i = 0; i < vocab; i++) {
-            if (compressed[compressedOff + i] > max) {
-                max = compressed[compressedOff + i];
-                top1 = i;
-            }
-        }
+        int top1 = argmax(compressed, compressedOff);
+        double max = compressed[compressedOff + top1];
         double sum = 0;
         double dot = 0;
         float[] x = p.logits();
@@ -82,5 +70,18 @@ public final class TokenComparison {
         // Rounding can leave a tiny negative sum for identical distributions; KL is never negative.
         double kl = Math.max(0, dot + (logZq - p.logZ()) * p.mass());
         return new Score(kl, p.top1() == top1, p.logZ() - x[xo + target], logZq - compressed[compressedOff + target]);
+    }
+
+    /** The first index of the largest of {@code x[off..off+vocab)}. */
+    private int argmax(float[] x, int off) {
+        float max = Float.NEGATIVE_INFINITY;
+        int top1 = 0;
+        for (int i = 0; i < vocab; i++) {
+            if (x[off + i] > max) {
+                max = x[off + i];
+                top1 = i;
+            }
+        }
+        return top1;
     }
 }

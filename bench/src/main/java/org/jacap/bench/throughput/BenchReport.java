@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import org.jacap.bench.report.Csv;
 import org.jacap.bench.report.JsonWriter;
+import org.jacap.bench.report.MarkdownTable;
+import org.jacap.bench.report.MarkdownTable.Column;
 import org.jacap.bench.report.SampleStats;
-import org.jacap.bench.report.TextTable;
-import org.jacap.bench.report.TextTable.Column;
 import org.jacap.bench.report.Units;
 
 /**
@@ -56,7 +56,7 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
     }
 
     public String markdown() {
-        TextTable table = new TextTable(List.of(
+        MarkdownTable table = new MarkdownTable(List.of(
                 Column.left("model", 30),
                 Column.right("size", 10),
                 Column.right("params", 10),
@@ -81,7 +81,7 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
 
     /** Prefill with each policy's statistics gathered, then the compression's wall time; empty without --kv-policy. */
     String evictionTable() {
-        TextTable table = new TextTable(List.of(
+        MarkdownTable table = new MarkdownTable(List.of(
                 Column.left("kv policy", 12),
                 Column.right("threads", 7),
                 Column.right("test", 8),

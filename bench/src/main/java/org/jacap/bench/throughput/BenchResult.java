@@ -13,7 +13,7 @@ import org.jacap.bench.report.SampleStats;
  *                      null for a plain test
  */
 public record BenchResult(
-        ModelSummary model,
+        BenchedModel model,
         String backend,
         int threads,
         BenchCase test,
@@ -23,7 +23,7 @@ public record BenchResult(
         EvictionTiming eviction) {
 
     public BenchResult(
-            ModelSummary model,
+            BenchedModel model,
             String backend,
             int threads,
             BenchCase test,

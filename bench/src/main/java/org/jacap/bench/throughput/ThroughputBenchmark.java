@@ -108,9 +108,9 @@ public final class ThroughputBenchmark {
             }
             policies.add(p);
         }
-        ModelSummary summary;
+        BenchedModel summary;
         try (GgufFile file = GgufFile.open(modelPath)) {
-            summary = ModelSummary.of(file, modelPath);
+            summary = BenchedModel.of(file, modelPath);
         }
         List<BenchResult> results = new ArrayList<>();
         // An automatic warm-up counts as one unit of progress, however many repetitions it takes.
@@ -162,7 +162,7 @@ public final class ThroughputBenchmark {
 
     private static BenchResult measure(
             Model model,
-            ModelSummary summary,
+            BenchedModel summary,
             int threads,
             BenchCase test,
             EvictionPolicy policy,

@@ -34,7 +34,7 @@ public final class VsBenchmark {
                 double[] j = new double[rounds];
                 LlamaBench.Result lastLlama = null;
                 SampleStats lastJacap = null;
-                ModelSummary summary = null;
+                BenchedModel summary = null;
                 for (int r = 0; r < rounds; r++) {
                     progress.update(done++, total, "llama-bench " + test.name() + " " + threads + "t");
                     lastLlama = llama.run(model, threads, test, settings.repetitions());

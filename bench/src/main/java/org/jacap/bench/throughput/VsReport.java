@@ -1,9 +1,9 @@
 package org.jacap.bench.throughput;
 
 import java.util.List;
+import org.jacap.bench.report.MarkdownTable;
+import org.jacap.bench.report.MarkdownTable.Column;
 import org.jacap.bench.report.SampleStats;
-import org.jacap.bench.report.TextTable;
-import org.jacap.bench.report.TextTable.Column;
 import org.jacap.bench.report.Units;
 
 /**
@@ -19,7 +19,7 @@ public record VsReport(List<Row> rows, int rounds) {
      * One test: the mean over the rounds of each side's mean tokens/s, and the spread of those
      * means (for one round, each tool's own standard deviation over its repetitions).
      */
-    public record Row(ModelSummary model, int threads, BenchCase test, SampleStats llama, SampleStats jacap) {
+    public record Row(BenchedModel model, int threads, BenchCase test, SampleStats llama, SampleStats jacap) {
         public double ratio() {
             return jacap.mean() / llama.mean();
         }
@@ -30,7 +30,7 @@ public record VsReport(List<Row> rows, int rounds) {
     }
 
     public String markdown() {
-        TextTable table = new TextTable(List.of(
+        MarkdownTable table = new MarkdownTable(List.of(
                 Column.left("model", 30),
                 Column.right("size", 10),
                 Column.right("params", 10),

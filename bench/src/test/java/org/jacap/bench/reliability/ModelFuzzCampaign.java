@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +21,7 @@ class ModelFuzzCampaign {
                 Double.parseDouble(System.getProperty("jacap.fuzz.minutes", "60")),
                 Double.parseDouble(System.getProperty("jacap.fuzz.realShare", "0.03")),
                 Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures")),
-                Path.of(System.getProperty("jacap.models", System.getProperty("user.home") + "/.cache/jacap/models")),
+                Fixtures.realModelsDir(),
                 null);
         ModelFuzz.Report r = ModelFuzz.run(s, System.out);
         assertThat(r.crashes()).isEmpty();

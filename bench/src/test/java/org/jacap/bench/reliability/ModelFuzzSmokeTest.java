@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import org.jacap.bench.support.Fixtures;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**

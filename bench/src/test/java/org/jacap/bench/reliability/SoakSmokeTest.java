@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.jacap.bench.support.Fixtures;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 
 /**

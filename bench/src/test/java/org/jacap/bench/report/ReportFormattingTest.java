@@ -45,7 +45,8 @@ class ReportFormattingTest {
 
     @Test
     void textTablePadsByCodePointsAndMarksAlignment() {
-        String t = new TextTable(List.of(TextTable.Column.left("name", 6), TextTable.Column.right("t/s", 8)))
+        String t = new MarkdownTable(
+                        List.of(MarkdownTable.Column.left("name", 6), MarkdownTable.Column.right("t/s", 8)))
                 .row("pp512", "1.00 ± 0.10")
                 .row("tg128", "2.5")
                 .render();
@@ -59,7 +60,7 @@ class ReportFormattingTest {
 
     @Test
     void textTableRejectsRowsOfTheWrongWidth() {
-        TextTable t = new TextTable(List.of(TextTable.Column.left("a", 1)));
+        MarkdownTable t = new MarkdownTable(List.of(MarkdownTable.Column.left("a", 1)));
         assertThatThrownBy(() -> t.row("x", "y")).hasMessageContaining("2 cells");
     }
 

@@ -10,8 +10,8 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class BenchReportTest {
-    private static final ModelSummary MODEL =
-            new ModelSummary("llama 1B Q4_0", "synthetic-1b-q4_0-42.gguf", 763_000_000L, 1_235_814_400L);
+    private static final BenchedModel MODEL =
+            new BenchedModel("llama 1B Q4_0", "synthetic-1b-q4_0-42.gguf", 763_000_000L, 1_235_814_400L);
 
     private static BenchReport report() {
         // pp512: 512 tokens in 8 s and 7.68 s → 64.00 and 66.67 t/s; tg128: 128 tokens in 5.12 s ×2 → 25 t/s.

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.jacap.simd.RopeLayout;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Assumptions;
 
 /** One eviction test vector (../shared/fixtures/eviction/c*.json), parsed, plus how to feed it. */
@@ -59,9 +60,7 @@ final class EvictionFixture {
 
     /** The fixture folder, or a skipped test with the reason. */
     static Path directory() {
-        String base = System.getProperty("jacap.fixtures");
-        Assumptions.assumeTrue(base != null, "system property jacap.fixtures is not set: eviction fixtures skipped");
-        Path dir = Path.of(base, "eviction");
+        Path dir = Fixtures.dir().resolve("eviction");
         Assumptions.assumeTrue(Files.isDirectory(dir), "no eviction fixtures at " + dir + ": skipped");
         return dir;
     }

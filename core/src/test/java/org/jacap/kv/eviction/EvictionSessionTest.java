@@ -27,6 +27,7 @@ import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.engine.TokenListener;
 import org.jacap.sampling.SamplerConfig;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,8 +53,7 @@ class EvictionSessionTest {
 
     @BeforeAll
     static void load() throws IOException {
-        engine =
-                Engine.load(StoriesModel.model(StoriesModel.STORIES), new EngineOptions(1, ComputePrecision.F32, null));
+        engine = Engine.load(Fixtures.anyModel(StoriesModel.STORIES), new EngineOptions(1, ComputePrecision.F32, null));
     }
 
     @AfterAll
@@ -120,7 +120,7 @@ class EvictionSessionTest {
 
     @Test
     void withoutEvictionAndWithAFullBudgetTheIdsAreTheReference() throws IOException {
-        Path ref = StoriesModel.fixtures().resolve("reference/reference_generations.json");
+        Path ref = Fixtures.dir().resolve("reference/reference_generations.json");
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ref), "missing " + ref);
         JsonNode cases = new ObjectMapper().readTree(ref.toFile()).get("models").get(StoriesModel.STORIES);
         List<EvictionMode> policies = new ArrayList<>(List.of(

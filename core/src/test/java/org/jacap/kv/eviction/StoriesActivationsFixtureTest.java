@@ -16,6 +16,7 @@ import org.jacap.kv.ForwardObserver;
 import org.jacap.kv.KvCache;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
+import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -33,7 +34,7 @@ class StoriesActivationsFixtureTest {
 
     @TestFactory
     Stream<DynamicTest> storiesActivationsAreReproduced() throws IOException {
-        Path dir = StoriesModel.fixtures().resolve("eviction");
+        Path dir = Fixtures.dir().resolve("eviction");
         assumeTrue(Files.isDirectory(dir), "no eviction fixtures at " + dir);
         ObjectMapper json = new ObjectMapper();
         List<Path> cases;

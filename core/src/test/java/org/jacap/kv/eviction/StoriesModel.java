@@ -1,14 +1,11 @@
 package org.jacap.kv.eviction;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.Precision;
+import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.Tokenizer;
 
 /** Loads fixture models for the engine-level eviction tests; skips when the fixtures are absent. */
@@ -18,30 +15,9 @@ final class StoriesModel {
 
     private StoriesModel() {}
 
-    static Path fixtures() {
-        Path dir = Path.of(System.getProperty("jacap.fixtures", "../shared/fixtures"))
-                .toAbsolutePath()
-                .normalize();
-        assumeTrue(Files.isDirectory(dir), "fixtures folder not found at " + dir + " (set -Djacap.fixtures)");
-        return dir;
-    }
-
-    static Path model(String name) {
-        Path d = fixtures();
-        for (Path p : new Path[] {
-            d.resolve("models").resolve(name), d.resolve("oracle/models").resolve(name)
-        }) {
-            if (Files.isRegularFile(p)) {
-                return p;
-            }
-        }
-        assumeTrue(false, "model " + name + " not found under " + d);
-        return null;
-    }
-
     static Model load(String name) {
         try {
-            return Model.load(model(name), new LoadOptions(1, Precision.F32, null));
+            return Model.load(Fixtures.anyModel(name), new LoadOptions(1, Precision.F32, null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

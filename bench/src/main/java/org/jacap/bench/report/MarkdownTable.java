@@ -5,9 +5,10 @@ import java.util.List;
 
 /**
  * A Markdown table with fixed minimum column widths, padded like llama-bench's printer:
- * left-aligned columns end their rule with '-', right-aligned ones with ':'.
+ * left-aligned columns end their rule with '-', right-aligned ones with ':'. (The CLI's plain aligned
+ * columns, without rules or pipes, are its {@code TextTable}.)
  */
-public final class TextTable {
+public final class MarkdownTable {
 
     /** One column: header, minimum width, and whether cells are right-aligned (numbers). */
     public record Column(String header, int width, boolean rightAligned) {
@@ -23,11 +24,11 @@ public final class TextTable {
     private final List<Column> columns;
     private final List<List<String>> rows = new ArrayList<>();
 
-    public TextTable(List<Column> columns) {
+    public MarkdownTable(List<Column> columns) {
         this.columns = List.copyOf(columns);
     }
 
-    public TextTable row(List<String> cells) {
+    public MarkdownTable row(List<String> cells) {
         if (cells.size() != columns.size()) {
             throw new IllegalArgumentException(
                     "row has " + cells.size() + " cells, table has " + columns.size() + " columns");
@@ -36,7 +37,7 @@ public final class TextTable {
         return this;
     }
 
-    public TextTable row(String... cells) {
+    public MarkdownTable row(String... cells) {
         return row(List.of(cells));
     }
 

@@ -9,12 +9,13 @@ import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufTensorInfo;
 
 /**
- * What the bench table says about a model: llama-bench's "model" cell ({@code arch size ftype},
- * e.g. "llama 1B Q4_0"), the bytes of all tensors and the parameter count.
+ * The model a bench row measured, as the bench table names it: llama-bench's "model" cell
+ * ({@code arch size ftype}, e.g. "llama 1B Q4_0"), the file name, the bytes of all tensors and the
+ * parameter count. (The {@code jacap inspect} report's model block is the CLI's {@code ModelSummary}.)
  */
-public record ModelSummary(String type, String fileName, long sizeBytes, long params) {
+public record BenchedModel(String type, String fileName, long sizeBytes, long params) {
 
-    public static ModelSummary of(GgufFile file, Path path) {
+    public static BenchedModel of(GgufFile file, Path path) {
         long bytes = 0;
         long params = 0;
         Map<GgmlType, Long> elementsByType = new EnumMap<>(GgmlType.class);
@@ -31,7 +32,7 @@ public record ModelSummary(String type, String fileName, long sizeBytes, long pa
         String ftype = md.contains("general.file_type")
                 ? FileTypeNames.name(md.getLong("general.file_type"))
                 : dominant(elementsByType);
-        return new ModelSummary(
+        return new BenchedModel(
                 arch + " " + size + " " + ftype, path.getFileName().toString(), bytes, params);
     }
 
