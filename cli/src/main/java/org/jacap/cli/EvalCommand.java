@@ -52,10 +52,18 @@ final class EvalCommand implements Callable<Integer> {
 
     @Option(
             names = {"-m", "--model"},
-            required = true,
             paramLabel = "MODEL",
-            description = "GGUF model (e.g. stories260K.gguf).")
+            description = "GGUF model (e.g. stories260K.gguf); required unless --from-csv.")
     Path model;
+
+    @Option(
+            names = "--from-csv",
+            split = ",",
+            paramLabel = "FILE",
+            description = "Run nothing: render the table, --report, --csv and --chart from these eval CSVs; "
+                    + "a (policy, ratio) row of a later file replaces the same row of an earlier one "
+                    + "(re-run one policy and splice it in).")
+    List<Path> fromCsv;
 
     @Option(
             names = "--docs",
@@ -180,6 +188,11 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (fromCsv != null) {
+            SamplingOptions.check(spec, model == null, "--from-csv runs no model; leave out -m");
+            return render(out);
+        }
+        SamplingOptions.check(spec, model != null, "Missing required option: '--model=MODEL'");
         SamplingOptions.check(spec, documents >= 1, "--documents must be >= 1 (got " + documents + ")");
         SamplingOptions.check(spec, threads >= 1, "--threads must be >= 1 (got " + threads + ")");
         SamplingOptions.check(
@@ -318,17 +331,52 @@ final class EvalCommand implements Callable<Integer> {
         return new DecodeEvaluation.Settings(p, t, budget, bootstrap, seed);
     }
 
+    /** {@code --from-csv}: the merged CSVs as a run would print and write them, named after the first file. */
+    private int render(PrintWriter out) throws IOException {
+        List<String> names = new java.util.ArrayList<>();
+        List<String> texts = new java.util.ArrayList<>();
+        for (Path p : fromCsv) {
+            names.add(p.toString());
+            texts.add(Utf8Text.read(p, "CSV file"));
+        }
+        String stem = fromCsv.getFirst().getFileName().toString().replaceAll("\\.csv$", "");
+        String description = "**" + stem + "** · from "
+                + String.join(
+                        ", ",
+                        names.stream()
+                                .map(n -> Path.of(n).getFileName().toString())
+                                .toList());
+        EvalReport result = EvalReport.fromCsv(description, names, texts);
+        out.print(result.markdown());
+        out.flush();
+        String title = "Eviction fidelity · " + stem;
+        if (csv != null) {
+            AtomicFiles.writeString(csv, result.csv());
+        }
+        if (chart != null) {
+            AtomicFiles.writeString(chart, result.chart(title));
+        }
+        if (report != null) {
+            writeReport(result, title, stem, stem);
+        }
+        return 0;
+    }
+
     /** The per-model Markdown report with its two charts and the CSV, named after the model file. */
     private void writeReport(EvalReport result, String title) throws IOException {
+        String name = model.getFileName().toString();
+        writeReport(result, title, name.replaceAll("\\.gguf$", ""), name);
+    }
+
+    private void writeReport(EvalReport result, String title, String stem, String heading) throws IOException {
         Files.createDirectories(report);
-        String stem = model.getFileName().toString().replaceAll("\\.gguf$", "");
         AtomicFiles.writeString(report.resolve(stem + "-kl.svg"), result.chart(title));
         String retrieval = result.retrievalChart(title);
         if (retrieval != null) {
             AtomicFiles.writeString(report.resolve(stem + "-retrieval.svg"), retrieval);
         }
         AtomicFiles.writeString(report.resolve(stem + ".csv"), result.csv());
-        String md = "# Eviction evaluation · " + model.getFileName() + "\n\n" + result.markdown() + "\n"
+        String md = "# Eviction evaluation · " + heading + "\n\n" + result.markdown() + "\n"
                 + "![mean KL against the ratio](" + stem + "-kl.svg)\n"
                 + (retrieval == null ? "" : "![retrieval against the ratio](" + stem + "-retrieval.svg)\n");
         AtomicFiles.writeString(report.resolve(stem + ".md"), md);

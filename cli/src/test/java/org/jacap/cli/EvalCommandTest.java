@@ -154,6 +154,68 @@ class EvalCommandTest {
     }
 
     @Test
+    void fromCsvMergesARerunPolicyIntoTheReport() throws Exception {
+        Path a = dir.resolve("first.csv");
+        Path b = dir.resolve("rerun.csv");
+        String[] common = {
+            "-N",
+            "2",
+            "-c",
+            "64",
+            "--continuation",
+            "4",
+            "--ratios",
+            "0.5",
+            "--no-probe",
+            "--no-passkey",
+            "--bootstrap",
+            "10",
+            "-t",
+            "1"
+        };
+        CliRun first = CliRun.of(concat(
+                new String[] {"eval", "-m", CliRun.stories(), "--policies", "tova,knorm", "--csv", a.toString()},
+                common));
+        assertThat(first.code()).as(first.err()).isZero();
+        CliRun rerun = CliRun.of(concat(
+                new String[] {"eval", "-m", CliRun.stories(), "--policies", "jacap", "--csv", b.toString()}, common));
+        assertThat(rerun.code()).as(rerun.err()).isZero();
+        Path out = dir.resolve("merged");
+        CliRun merged = CliRun.of("eval", "--from-csv", a + "," + b, "--report", out.toString());
+        assertThat(merged.code()).as(merged.err()).isZero();
+        assertThat(merged.out()).startsWith("**first** · from first.csv, rerun.csv");
+        assertThat(merged.out()
+                        .lines()
+                        .filter(l -> l.startsWith("| ") && !l.startsWith("| policy") && !l.startsWith("| -")))
+                .extracting(l -> l.split("\\|")[1].strip())
+                .containsExactly("full", "tova", "knorm", "jacap");
+        assertThat(out.resolve("first.md")).content().startsWith("# Eviction evaluation · first");
+        assertThat(out.resolve("first-kl.svg")).exists();
+        assertThat(CliRun.of("eval", "--from-csv", a.toString(), "-m", CliRun.stories())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("--from-csv runs no model");
+        assertThat(CliRun.of("eval", "--from-csv", dir.resolve("none.csv").toString())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .startsWith("jacap: file not found");
+        Files.writeString(dir.resolve("bad.csv"), "a,b\n");
+        assertThat(CliRun.of("eval", "--from-csv", dir.resolve("bad.csv").toString())
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("not a jacap eval CSV");
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    @Test
     void decodeModeHoldsTheBudgetThroughTheContinuation() {
         CliRun run = CliRun.of(
                 "eval",

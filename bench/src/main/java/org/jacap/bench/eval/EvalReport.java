@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jacap.JacapException;
 import org.jacap.bench.report.Csv;
 import org.jacap.bench.report.MarkdownTable;
 import org.jacap.bench.report.MarkdownTable.Column;
@@ -95,6 +96,63 @@ public record EvalReport(String description, List<CellSummary> cells) {
             t.row(row);
         }
         return description + "\n\n" + t.render();
+    }
+
+    /**
+     * A report from {@link #csv} texts, as {@code jacap eval --from-csv} merges them: the cells in
+     * order of first appearance, a (policy, ratio) cell of a later text replacing the same cell of an
+     * earlier one (re-run one policy and splice it in). The intervals are the files' own.
+     *
+     * @throws JacapException for a text that is not an eval CSV, naming it
+     */
+    public static EvalReport fromCsv(String description, List<String> names, List<String> texts) {
+        Map<String, CellSummary> cells = new LinkedHashMap<>();
+        for (int t = 0; t < texts.size(); t++) {
+            List<List<String>> records;
+            try {
+                records = Csv.parse(texts.get(t));
+            } catch (IllegalArgumentException e) {
+                throw new JacapException(names.get(t) + ": " + e.getMessage());
+            }
+            if (records.isEmpty() || !records.getFirst().equals(CSV_FIELDS)) {
+                throw new JacapException(names.get(t) + ": not a jacap eval CSV (its header differs)");
+            }
+            for (int r = 1; r < records.size(); r++) {
+                List<String> f = records.get(r);
+                try {
+                    if (f.size() != CSV_FIELDS.size()) {
+                        throw new NumberFormatException(f.size() + " fields, expected " + CSV_FIELDS.size());
+                    }
+                    CellSummary c = cell(f);
+                    cells.put(c.policy() + "@" + c.ratio(), c);
+                } catch (NumberFormatException e) {
+                    throw new JacapException(names.get(t) + ": line " + (r + 1) + ": " + e.getMessage());
+                }
+            }
+        }
+        return new EvalReport(description, new ArrayList<>(cells.values()));
+    }
+
+    private static CellSummary cell(List<String> f) {
+        CellSummary.ProbeSummary probe = f.get(15).isEmpty()
+                ? null
+                : new CellSummary.ProbeSummary(estimate(f, 15), estimate(f, 18), estimate(f, 21));
+        return new CellSummary(
+                f.get(0),
+                Double.parseDouble(f.get(1)),
+                Integer.parseInt(f.get(2)),
+                estimate(f, 3),
+                estimate(f, 6),
+                estimate(f, 9),
+                estimate(f, 12),
+                probe,
+                f.get(24).isEmpty() ? null : estimate(f, 24),
+                Double.parseDouble(f.get(27)));
+    }
+
+    private static Estimate estimate(List<String> f, int at) {
+        return new Estimate(
+                Double.parseDouble(f.get(at)), Double.parseDouble(f.get(at + 1)), Double.parseDouble(f.get(at + 2)));
     }
 
     public String csv() {

@@ -1,6 +1,7 @@
 package org.jacap.bench.eval;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayInputStream;
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.jacap.JacapException;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -41,6 +43,42 @@ class EvalReportTest {
             }
         }
         return new EvalReport("stories260K · 3 documents", cells);
+    }
+
+    @Test
+    void csvReadsBackAndALaterFileReplacesItsCells() {
+        EvalReport r = report();
+        EvalReport back = EvalReport.fromCsv("d", List.of("a.csv"), List.of(r.csv()));
+        assertThat(back.csv()).isEqualTo(r.csv());
+        assertThat(back.cells())
+                .extracting(CellSummary::meanKl)
+                .containsExactlyElementsOf(
+                        r.cells().stream().map(CellSummary::meanKl).toList());
+        // a second file with one policy re-run under a name holding commas (quoted in CSV)
+        String rerun = r.csv()
+                .lines()
+                .filter(l -> l.startsWith("policy") || l.startsWith("snapkv,0.5,"))
+                .map(l -> l.replaceFirst("^snapkv,", "\"jacap:share=0.5,sinks=4\","))
+                .reduce("", (a, b) -> a + b + "\n");
+        String replace = r.csv()
+                .lines()
+                .filter(l -> l.startsWith("policy") || l.startsWith("oracle,0.875,"))
+                .map(l -> l.replaceFirst(",0\\.875,8,[^,]*,", ",0.875,8,0.5,"))
+                .reduce("", (a, b) -> a + b + "\n");
+        EvalReport merged =
+                EvalReport.fromCsv("m", List.of("a.csv", "b.csv", "c.csv"), List.of(r.csv(), rerun, replace));
+        assertThat(merged.cells())
+                .extracting(CellSummary::policy)
+                .containsExactly("full", "oracle", "oracle", "snapkv", "snapkv", "jacap:share=0.5,sinks=4");
+        assertThat(merged.cells().get(2).meanKl().value()).isEqualTo(0.5); // replaced in place
+        assertThat(merged.markdown()).contains("| jacap:share=0.5,sinks=4 |");
+        assertThatThrownBy(() -> EvalReport.fromCsv("x", List.of("bad.csv"), List.of("a,b\n1,2\n")))
+                .isInstanceOf(JacapException.class)
+                .hasMessage("bad.csv: not a jacap eval CSV (its header differs)");
+        String header = r.csv().lines().findFirst().orElseThrow();
+        assertThatThrownBy(() -> EvalReport.fromCsv("x", List.of("t.csv"), List.of(header + "\nfull,zero\n")))
+                .isInstanceOf(JacapException.class)
+                .hasMessageStartingWith("t.csv: line 2: ");
     }
 
     @Test
