@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.jacap.engine.Engine;
 import org.jacap.engine.GenerationOptions;
 import org.jacap.engine.Session;
@@ -16,7 +15,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code jacap chat}: a conversation using the model's chat template. On a terminal the input is
@@ -30,16 +28,7 @@ import picocli.CommandLine.Spec;
             "Commands: " + ChatLoop.HELP + ".",
             "On a terminal: arrows and Ctrl-R edit and recall lines; Ctrl-C stops a reply and keeps the conversation."
         })
-final class ChatCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help and exit.")
-    boolean help;
+final class ChatCommand extends HelpedCommand {
 
     @Mixin
     ModelOptions modelOptions;

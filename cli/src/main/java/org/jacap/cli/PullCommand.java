@@ -5,13 +5,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import org.jacap.bench.progress.ProgressBar;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code jacap pull}: downloads a GGUF model into the model cache, resumably and checked. */
 @Command(
@@ -22,16 +19,7 @@ import picocli.CommandLine.Spec;
             "SOURCE is an http(s) URL or hf://OWNER/REPO/FILE.gguf (a Hugging Face repository, main branch;"
                     + " hf://OWNER/REPO@REV/FILE for another revision)."
         })
-final class PullCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help and exit.")
-    boolean help;
+final class PullCommand extends HelpedCommand {
 
     @Parameters(index = "0", paramLabel = "SOURCE", description = "URL or hf://OWNER/REPO/FILE.gguf")
     String source;

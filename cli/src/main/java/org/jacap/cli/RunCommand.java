@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jacap.engine.Engine;
 import org.jacap.engine.EvictionMode;
@@ -20,9 +19,7 @@ import org.jacap.sampling.SamplerConfig;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code jacap run}: one prompt, one streamed completion on stdout, llama.cpp-style timings on
@@ -32,16 +29,7 @@ import picocli.CommandLine.Spec;
         name = "run",
         sortOptions = false,
         description = "Generate text from a prompt and stream it to stdout; timings go to stderr.")
-final class RunCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help and exit.")
-    boolean help;
+final class RunCommand extends HelpedCommand {
 
     @Mixin
     ModelOptions modelOptions;

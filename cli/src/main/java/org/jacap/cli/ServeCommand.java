@@ -3,7 +3,6 @@ package org.jacap.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jacap.JacapException;
 import org.jacap.engine.Engine;
@@ -12,26 +11,15 @@ import org.jacap.server.JacapServer;
 import org.jacap.server.ServerOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /** {@code jacap serve}: the OpenAI-compatible HTTP server, until Ctrl-C. */
 @Command(
         name = "serve",
         sortOptions = false,
         description = "Serve the model over an OpenAI-compatible HTTP API on loopback (Ctrl-C stops).")
-final class ServeCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help and exit.")
-    boolean help;
+final class ServeCommand extends HelpedCommand {
 
     @Mixin
     ModelOptions modelOptions;

@@ -4,15 +4,12 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.jacap.gguf.GgufFile;
 import org.jacap.tokenizer.Tokenizer;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code jacap tokenize}: token ids of a text. Reads only the tokenizer from the file's metadata,
@@ -22,16 +19,7 @@ import picocli.CommandLine.Spec;
         name = "tokenize",
         sortOptions = false,
         description = "Print the token ids of TEXT, comma-separated (no BOS unless --bos).")
-final class TokenizeCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = {"-h", "--help"},
-            usageHelp = true,
-            description = "Show this help and exit.")
-    boolean help;
+final class TokenizeCommand extends HelpedCommand {
 
     @Option(
             names = {"-m", "--model"},

@@ -1,7 +1,10 @@
 package org.jacap.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import org.assertj.core.api.AbstractStringAssert;
 import org.jacap.testing.Fixtures;
 
 /** Runs {@code jacap} in-process with captured stdout and stderr. */
@@ -17,6 +20,20 @@ record CliRun(int code, String out, String err) {
     /** Non-empty lines of stderr. */
     String[] errLines() {
         return err.lines().filter(l -> !l.isBlank()).toArray(String[]::new);
+    }
+
+    /**
+     * Asserts a usage error of {@code jacap COMMAND}: exit 1 and one line on stderr, "jacap: …" ending
+     * with "(see 'jacap COMMAND --help')"; returns that line's assertion for more.
+     */
+    AbstractStringAssert<?> assertUsageError(String command, String description) {
+        assertThat(code).as(description).isEqualTo(1);
+        return assertThat(errLines())
+                .as(description)
+                .singleElement()
+                .asString()
+                .startsWith("jacap: ")
+                .endsWith("(see 'jacap " + command + " --help')");
     }
 
     static String stories() {

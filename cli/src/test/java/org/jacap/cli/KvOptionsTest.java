@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** {@code --kv-*} flags of {@code jacap run} and {@code jacap chat}. */
@@ -100,20 +102,10 @@ class KvOptionsTest {
             {"--kv-policy", "jacap:protect_sinks=2", "--kv-budget", "64", "--kv-protect", "4,4"},
         };
         for (String[] bad : cases) {
-            String[] args = new String[4 + bad.length];
-            args[0] = "run";
-            args[1] = "-m";
-            args[2] = m;
-            args[3] = "-p=hi";
-            System.arraycopy(bad, 0, args, 4, bad.length);
+            String[] args = Stream.concat(Stream.of("run", "-m", m, "-p=hi"), Arrays.stream(bad))
+                    .toArray(String[]::new);
             CliRun r = CliRun.of(args);
-            assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(1);
-            assertThat(r.errLines())
-                    .as(String.join(" ", bad))
-                    .singleElement()
-                    .asString()
-                    .startsWith("jacap: ")
-                    .endsWith("(see 'jacap run --help')");
+            r.assertUsageError("run", String.join(" ", bad));
             assertThat(r.out()).isEmpty();
         }
         CliRun unknown = CliRun.of("run", "-m", m, "-p", "hi", "--kv-policy", "nope", "--kv-ratio", "0.5");

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.BeforeAll;
@@ -195,23 +197,13 @@ class RunCommandTest {
             {"--bogus"},
         };
         for (String[] bad : cases) {
-            String[] args = new String[4 + bad.length];
-            args[0] = "run";
-            args[1] = "-m";
-            args[2] = m;
-            args[3] = "-p=hi";
-            System.arraycopy(bad, 0, args, 4, bad.length);
+            String[] args = Stream.concat(Stream.of("run", "-m", m, "-p=hi"), Arrays.stream(bad))
+                    .toArray(String[]::new);
             if (bad[0].equals("--prompt-ids")) {
                 args = new String[] {"run", "-m", m, "--prompt-ids", bad[1]};
             }
             CliRun r = CliRun.of(args);
-            assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(1);
-            assertThat(r.errLines())
-                    .as(String.join(" ", bad))
-                    .singleElement()
-                    .asString()
-                    .startsWith("jacap: ")
-                    .endsWith("(see 'jacap run --help')");
+            r.assertUsageError("run", String.join(" ", bad));
             assertThat(r.out()).isEmpty();
         }
     }

@@ -12,8 +12,7 @@ import org.jacap.simd.WeightMatrix;
  * {@link #forName}; the forward pass only sees the resulting {@link ModelConfig} and
  * {@link ModelWeights}.
  */
-sealed interface Architecture
-        permits LlamaArchitecture, Qwen2Architecture, Qwen3Architecture, Gemma3Architecture, Phi3Architecture {
+sealed interface Architecture permits LlamaArchitecture, QwenArchitecture, Gemma3Architecture, Phi3Architecture {
 
     List<String> SUPPORTED = List.of("llama", "qwen2", "qwen3", "gemma3", "phi3");
 
@@ -21,8 +20,8 @@ sealed interface Architecture
     static Architecture forName(String name) {
         return switch (name) {
             case "llama" -> new LlamaArchitecture();
-            case "qwen2" -> new Qwen2Architecture();
-            case "qwen3" -> new Qwen3Architecture();
+            case "qwen2" -> QwenArchitecture.QWEN2;
+            case "qwen3" -> QwenArchitecture.QWEN3;
             case "gemma3" -> new Gemma3Architecture();
             case "phi3" -> new Phi3Architecture();
             default ->

@@ -46,6 +46,22 @@ sealed interface ChatFormat {
         return s.chars().anyMatch(c -> !ChatPrompt.isMarker((char) c));
     }
 
+    /** Phi-3's and Zephyr's layout: {@code <|role|>\ncontent END\n} per message, prompt {@code <|assistant|>\n}. */
+    private static void roleTagTurns(
+            List<ChatMessage> messages, String endOfTurn, boolean addAssistantPrefix, StringBuilder out) {
+        for (ChatMessage m : messages) {
+            out.append("<|")
+                    .append(m.role())
+                    .append("|>\n")
+                    .append(m.content())
+                    .append(endOfTurn)
+                    .append('\n');
+        }
+        if (addAssistantPrefix) {
+            out.append("<|assistant|>\n");
+        }
+    }
+
     private static void markersIn(String s, int from, int to, StringBuilder out) {
         for (int i = from; i < to; i++) {
             if (ChatPrompt.isMarker(s.charAt(i))) {
@@ -308,16 +324,7 @@ sealed interface ChatFormat {
 
         @Override
         public void render(List<ChatMessage> messages, boolean addAssistantPrefix, StringBuilder out) {
-            for (ChatMessage m : messages) {
-                out.append("<|")
-                        .append(m.role())
-                        .append("|>\n")
-                        .append(m.content())
-                        .append("<|end|>\n");
-            }
-            if (addAssistantPrefix) {
-                out.append("<|assistant|>\n");
-            }
+            roleTagTurns(messages, "<|end|>", addAssistantPrefix, out);
         }
 
         @Override
@@ -335,17 +342,7 @@ sealed interface ChatFormat {
 
         @Override
         public void render(List<ChatMessage> messages, boolean addAssistantPrefix, StringBuilder out) {
-            for (ChatMessage m : messages) {
-                out.append("<|")
-                        .append(m.role())
-                        .append("|>\n")
-                        .append(m.content())
-                        .append(endOfTurn)
-                        .append('\n');
-            }
-            if (addAssistantPrefix) {
-                out.append("<|assistant|>\n");
-            }
+            roleTagTurns(messages, endOfTurn, addAssistantPrefix, out);
         }
 
         @Override

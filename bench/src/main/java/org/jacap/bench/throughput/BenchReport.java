@@ -56,24 +56,19 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
     }
 
     public String markdown() {
-        MarkdownTable table = new MarkdownTable(List.of(
-                Column.left("model", 30),
-                Column.right("size", 10),
-                Column.right("params", 10),
+        MarkdownTable table = new MarkdownTable(BenchedModel.columns(
                 Column.left("backend", 10),
                 Column.right("threads", 7),
                 Column.right("test", 15),
                 Column.right("t/s", 20)));
         for (BenchResult r : results) {
             if (r.eviction() == null) {
-                table.row(
-                        r.model().type(),
-                        Units.bytes(r.model().sizeBytes()),
-                        Units.params(r.model().params()),
-                        r.backend(),
-                        Integer.toString(r.threads()),
-                        r.test().name(),
-                        r.throughput().format(2));
+                table.row(r.model()
+                        .cells(
+                                r.backend(),
+                                Integer.toString(r.threads()),
+                                r.test().name(),
+                                r.throughput().format(2)));
             }
         }
         return table.render() + "\n" + factsLine() + "\n" + evictionTable();

@@ -1,8 +1,11 @@
 package org.jacap.bench.throughput;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import org.jacap.bench.report.MarkdownTable.Column;
 import org.jacap.bench.report.Units;
 import org.jacap.gguf.GgmlType;
 import org.jacap.gguf.GgufFile;
@@ -14,6 +17,21 @@ import org.jacap.gguf.GgufTensorInfo;
  * parameter count. (The {@code jacap inspect} report's model block is the CLI's {@code ModelSummary}.)
  */
 public record BenchedModel(String type, String fileName, long sizeBytes, long params) {
+
+    /** llama-bench's first three columns, which name the model (model, size, params), then {@code more}. */
+    public static List<Column> columns(Column... more) {
+        List<Column> columns = new ArrayList<>(
+                List.of(Column.left("model", 30), Column.right("size", 10), Column.right("params", 10)));
+        columns.addAll(List.of(more));
+        return columns;
+    }
+
+    /** This model's cells under {@link #columns}' first three, then {@code more}. */
+    public List<String> cells(String... more) {
+        List<String> cells = new ArrayList<>(List.of(type, Units.bytes(sizeBytes), Units.params(params)));
+        cells.addAll(List.of(more));
+        return cells;
+    }
 
     public static BenchedModel of(GgufFile file, Path path) {
         long bytes = 0;

@@ -30,25 +30,20 @@ public record VsReport(List<Row> rows, int rounds) {
     }
 
     public String markdown() {
-        MarkdownTable table = new MarkdownTable(List.of(
-                Column.left("model", 30),
-                Column.right("size", 10),
-                Column.right("params", 10),
+        MarkdownTable table = new MarkdownTable(BenchedModel.columns(
                 Column.right("threads", 7),
                 Column.right("test", 15),
                 Column.right("llama.cpp t/s", 20),
                 Column.right("Jacap t/s", 20),
                 Column.right("Jacap/llama", 11)));
         for (Row r : rows) {
-            table.row(
-                    r.model().type(),
-                    Units.bytes(r.model().sizeBytes()),
-                    Units.params(r.model().params()),
-                    Integer.toString(r.threads()),
-                    r.test().name(),
-                    r.llama().format(2),
-                    r.jacap().format(2),
-                    Units.fixed(r.ratio(), 2) + "x");
+            table.row(r.model()
+                    .cells(
+                            Integer.toString(r.threads()),
+                            r.test().name(),
+                            r.llama().format(2),
+                            r.jacap().format(2),
+                            Units.fixed(r.ratio(), 2) + "x"));
         }
         return table.render() + "\nalternating llama-bench / Jacap, " + rounds + (rounds == 1 ? " round" : " rounds")
                 + " per test; only ratios from one run mean anything on a shared machine\n";

@@ -2,7 +2,6 @@ package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.DoubleLanes;
-import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * CapKV (jiamingyy/kvpress CapPress): ridge leverage of the values weighted by query relevance.
@@ -60,7 +59,7 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
         for (int g = 0; g < shape.kvHeads(); g++) {
             HeadColumns cols = HeadColumns.of(layer.head(g));
             int n = cols.n;
-            int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
+            int from = ablation.firstScored(nSink, n);
             int m = n - from;
             s[g] = new double[n];
             if (m == 0) {
@@ -88,18 +87,14 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - maxLogit);
                 }
-                LeverageScores.ridgeLeverage(
-                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                ablation.leverage(cols, from, m, w, epsilon, lev);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record("cos", h, cos.clone());
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) {
-                    lev[i] *= w[i];
-                } // s = w·ℓ (w, not w + ε)
-                ablation.group().accumulate(s[g], lev, from, n, h - h0);
+                ablation.accumulateWeighted(s[g], lev, w, from, n, h - h0);
             }
             ablation.group().finish(s[g], from, n, group);
         }

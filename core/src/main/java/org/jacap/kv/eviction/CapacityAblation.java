@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import org.jacap.JacapException;
+import org.jacap.kv.eviction.math.LeverageScores;
 import org.jacap.kv.eviction.math.LeverageSolver;
 
 /**
@@ -26,6 +27,27 @@ public record CapacityAblation(double ridge, GroupReduction group, boolean inclu
         if (solver == null) {
             throw new JacapException("leverage solver missing");
         }
+    }
+
+    /** The first entry of n that the weights and A cover: 0 with {@code includeSinks}, else the first past the sinks. */
+    int firstScored(int nSink, int n) {
+        return includeSinks ? 0 : Math.min(nSink, n);
+    }
+
+    /** ℓ of entries {@code from .. from+m-1} of {@code cols} under weights {@code w}, by this solver and ridge. */
+    void leverage(HeadColumns cols, int from, int m, double[] w, double epsilon, double[] lev) {
+        LeverageScores.ridgeLeverage(solver, cols.values, cols.n, from, m, cols.d, w, 0, epsilon, ridge, lev, 0);
+    }
+
+    /**
+     * Adds query head {@code headInGroup}'s {@code s = w·ℓ} (w, not w + ε) to the KV head's scores by
+     * the group reduction; {@code lev} is overwritten with it.
+     */
+    void accumulateWeighted(double[] scores, double[] lev, double[] w, int from, int n, int headInGroup) {
+        for (int i = 0; i < w.length; i++) {
+            lev[i] *= w[i];
+        }
+        group.accumulate(scores, lev, from, n, headInGroup);
     }
 
     /** Spec-string suffix for the non-default switches, e.g. {@code ",ridge=0.1,group=max"}. */

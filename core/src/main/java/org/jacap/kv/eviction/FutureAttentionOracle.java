@@ -39,11 +39,6 @@ public record FutureAttentionOracle(FutureAttentionMass mass) implements KvScore
     }
 
     @Override
-    public String spec() {
-        return name();
-    }
-
-    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.NOTHING;
     }
@@ -51,10 +46,9 @@ public record FutureAttentionOracle(FutureAttentionMass mass) implements KvScore
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
         AttentionShape shape = layer.shape();
-        double[][] s = new double[shape.kvHeads()][];
-        for (int g = 0; g < shape.kvHeads(); g++) {
+        return layer.scoreEachHead(g -> {
             KvHeadRows rows = layer.head(g);
-            s[g] = new double[rows.length()];
+            double[] s = new double[rows.length()];
             for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + shape.groupSize(); h++) {
                 double[] received = mass.receivedByPosition(layer.layer(), h);
                 if (received == null) {
@@ -62,13 +56,13 @@ public record FutureAttentionOracle(FutureAttentionMass mass) implements KvScore
                 }
                 for (int i = 0; i < rows.length(); i++) {
                     int p = rows.positions()[i];
-                    s[g][i] += p < received.length ? received[p] : 0.0;
+                    s[i] += p < received.length ? received[p] : 0.0;
                 }
             }
             for (int i = 0; i < rows.length(); i++) {
-                s[g][i] /= shape.groupSize();
+                s[i] /= shape.groupSize();
             }
-        }
-        return s;
+            return s;
+        });
     }
 }

@@ -3,7 +3,6 @@ package org.jacap.kv.eviction;
 import java.util.EnumSet;
 import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.DoubleLanes;
-import org.jacap.kv.eviction.math.LeverageScores;
 
 /**
  * Jacap (arXiv 2609.08131, reconstructed as in docs/eviction-spec.md §2.3): CapKV's leverage with the
@@ -87,7 +86,7 @@ public record JacapScorer(
         for (int g = 0; g < shape.kvHeads(); g++) {
             HeadColumns cols = HeadColumns.of(layer.head(g));
             int n = cols.n;
-            int from = ablation.includeSinks() ? 0 : Math.min(nSink, n);
+            int from = ablation.firstScored(nSink, n);
             int m = n - from;
             s[g] = new double[n];
             if (m == 0) {
@@ -136,8 +135,7 @@ public record JacapScorer(
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - shift);
                 }
-                LeverageScores.ridgeLeverage(
-                        ablation.solver(), cols.values, n, from, m, d, w, 0, epsilon, ablation.ridge(), lev, 0);
+                ablation.leverage(cols, from, m, w, epsilon, lev);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
@@ -146,10 +144,7 @@ public record JacapScorer(
                     trace.record("w", h, w.clone());
                     trace.record("lev", h, lev.clone());
                 }
-                for (int i = 0; i < m; i++) {
-                    lev[i] *= w[i];
-                } // s = w·ℓ
-                ablation.group().accumulate(s[g], lev, from, n, h - h0);
+                ablation.accumulateWeighted(s[g], lev, w, from, n, h - h0);
             }
             ablation.group().finish(s[g], from, n, group);
         }

@@ -8,21 +8,12 @@ public record KeepAllScorer() implements KvScorer {
     }
 
     @Override
-    public String spec() {
-        return name();
-    }
-
-    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.NOTHING;
     }
 
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
-        double[][] s = new double[layer.heads().length][];
-        for (int g = 0; g < s.length; g++) {
-            s[g] = new double[layer.head(g).length()];
-        }
-        return s;
+        return layer.scoreEachHead(g -> new double[layer.head(g).length()]);
     }
 }

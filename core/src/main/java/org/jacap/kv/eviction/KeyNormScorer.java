@@ -8,25 +8,18 @@ public record KeyNormScorer() implements KvScorer {
     }
 
     @Override
-    public String spec() {
-        return name();
-    }
-
-    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.NOTHING;
     }
 
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
-        double[][] s = new double[layer.heads().length][];
-        for (int g = 0; g < s.length; g++) {
+        return layer.scoreEachHead(g -> {
             double[] sq = HeadColumns.keysOf(layer.head(g)).keyNormsSquared();
             for (int i = 0; i < sq.length; i++) {
                 sq[i] = -Math.sqrt(sq[i]);
             }
-            s[g] = sq;
-        }
-        return s;
+            return sq;
+        });
     }
 }

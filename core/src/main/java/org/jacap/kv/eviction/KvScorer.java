@@ -26,8 +26,13 @@ public sealed interface KvScorer
     /** Registry name, e.g. {@code "capkv"}. */
     String name();
 
-    /** The spec string that {@link EvictionPolicies#scorer(String)} parses back into this scorer. */
-    String spec();
+    /**
+     * The spec string that {@link EvictionPolicies#scorer(String)} parses back into this scorer: the
+     * name alone for a scorer without parameters; one with parameters lists them after a colon.
+     */
+    default String spec() {
+        return name();
+    }
 
     /** What the forward pass must gather for this scorer. */
     StatisticsSpec statistics();

@@ -1,5 +1,6 @@
 package org.jacap.kv.eviction;
 
+import java.util.function.IntFunction;
 import org.jacap.JacapException;
 
 /**
@@ -35,6 +36,15 @@ public record LayerSnapshot(
 
     public KvHeadRows head(int kvHead) {
         return heads[kvHead];
+    }
+
+    /** {@code [kvHead][entry]} scores of a scorer that scores each KV head on its own, heads in order. */
+    double[][] scoreEachHead(IntFunction<double[]> scoresOfHead) {
+        double[][] s = new double[heads.length][];
+        for (int g = 0; g < s.length; g++) {
+            s[g] = scoresOfHead.apply(g);
+        }
+        return s;
     }
 
     /** R̄, or a clear error when the engine did not provide it. */

@@ -12,11 +12,6 @@ public record ObservedAttentionScorer() implements KvScorer {
     }
 
     @Override
-    public String spec() {
-        return name();
-    }
-
-    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.of(0, 0, QueryStatistic.ATTENTION_RECEIVED);
     }

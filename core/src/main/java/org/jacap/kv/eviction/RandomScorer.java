@@ -27,13 +27,12 @@ public record RandomScorer(long seed) implements KvScorer {
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
         SplittableRandom random = new SplittableRandom(seed);
-        double[][] s = new double[layer.heads().length][];
-        for (int g = 0; g < s.length; g++) {
-            s[g] = new double[layer.head(g).length()];
-            for (int i = 0; i < s[g].length; i++) {
-                s[g][i] = random.nextDouble();
+        return layer.scoreEachHead(g -> {
+            double[] s = new double[layer.head(g).length()];
+            for (int i = 0; i < s.length; i++) {
+                s[i] = random.nextDouble();
             }
-        }
-        return s;
+            return s;
+        });
     }
 }

@@ -15,11 +15,6 @@ public record TovaScorer() implements KvScorer {
     }
 
     @Override
-    public String spec() {
-        return name();
-    }
-
-    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.of(0, 1, QueryStatistic.RECENT_QUERIES);
     }
