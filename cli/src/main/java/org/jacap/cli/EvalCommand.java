@@ -343,9 +343,7 @@ final class EvalCommand implements Callable<Integer> {
         String description = "**" + stem + "** · from "
                 + String.join(
                         ", ",
-                        names.stream()
-                                .map(n -> Path.of(n).getFileName().toString())
-                                .toList());
+                        fromCsv.stream().map(f -> f.getFileName().toString()).toList());
         EvalReport result = EvalReport.fromCsv(description, names, texts);
         out.print(result.markdown());
         out.flush();

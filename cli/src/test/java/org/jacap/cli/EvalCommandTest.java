@@ -267,8 +267,8 @@ class EvalCommandTest {
                 "-ctv",
                 "f32");
         assertThat(run.code()).as(run.err()).isZero();
-        assertThat(run.out()).contains("KV storage f16/f32 cache against an f32 reference");
-        assertThat(run.out().lines()).anySatisfy(l -> assertThat(l).startsWith("| f16/f32 cache |   0.0 |   64 |"));
+        assertThat(run.out()).contains("KV storage k=f16 v=f32 cache against an f32 reference");
+        assertThat(run.out().lines()).anySatisfy(l -> assertThat(l).startsWith("| k=f16 v=f32 cache |   0.0 |   64 |"));
         assertThat(CliRun.of("eval", "-m", CliRun.stories(), "-ctk", "q4").errLines())
                 .singleElement()
                 .asString()

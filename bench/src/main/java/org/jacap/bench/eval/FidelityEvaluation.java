@@ -167,11 +167,9 @@ public final class FidelityEvaluation {
         return !storage.equals(KvCacheTypes.F32);
     }
 
-    /** The storage row's name: {@code f16 cache}, or {@code q8_0/f16 cache} when keys and values differ. */
+    /** The storage row's name, as the run summary names the storage: {@code f16 cache}, {@code k=q8_0 v=f16 cache}. */
     public static String storageRow(KvCacheTypes types) {
-        String k = types.keys().label();
-        String v = types.values().label();
-        return (k.equals(v) ? k : k + "/" + v) + " cache";
+        return types.describe() + " cache";
     }
 
     /**
@@ -390,7 +388,7 @@ public final class FidelityEvaluation {
         double nll = 0;
         for (int j = 0; j < forced; j++) {
             int target = window[n + j + 1];
-            hits[j] = LogitMath.argmax(q, j * vocab, vocab) == target;
+            hits[j] = scores[j].compressedTop1() == target;
             logProbs[j] = -scores[j].nllCompressed();
             nll += scores[j].nllFull();
         }

@@ -9,8 +9,11 @@ package org.jacap.bench.eval;
  */
 public final class TokenComparison {
 
-    /** One position: KL(p‖q) in nats, whether both argmaxes agree, and −log p, −log q of the true token. */
-    public record Score(double kl, boolean sameTop1, double nllFull, double nllCompressed) {}
+    /**
+     * One position: KL(p‖q) in nats, whether both argmaxes agree, −log p and −log q of the true token,
+     * and the compressed run's argmax (ties to the lowest id).
+     */
+    public record Score(double kl, boolean sameTop1, double nllFull, double nllCompressed, int compressedTop1) {}
 
     /**
      * The full-cache distribution at one position: its logits, log-normaliser, probabilities (in
@@ -69,7 +72,8 @@ public final class TokenComparison {
         double logZq = max + Math.log(sum);
         // Rounding can leave a tiny negative sum for identical distributions; KL is never negative.
         double kl = Math.max(0, dot + (logZq - p.logZ()) * p.mass());
-        return new Score(kl, p.top1() == top1, p.logZ() - x[xo + target], logZq - compressed[compressedOff + target]);
+        return new Score(
+                kl, p.top1() == top1, p.logZ() - x[xo + target], logZq - compressed[compressedOff + target], top1);
     }
 
     /** The first index of the largest of {@code x[off..off+vocab)}. */

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jacap.bench.report.Csv;
 
 /**
  * Runs llama.cpp's {@code llama-bench} for one test and reads its CSV ({@code -o csv}): the mean
@@ -103,33 +103,13 @@ public final class LlamaBench {
         }
     }
 
-    /** Comma-separated fields, each optionally in double quotes ({@code ""} inside for a quote). */
-    static List<String> fields(String line) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (quoted) {
-                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-                    cur.append('"');
-                    i++;
-                } else if (c == '"') {
-                    quoted = false;
-                } else {
-                    cur.append(c);
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                out.add(cur.toString());
-                cur.setLength(0);
-            } else {
-                cur.append(c);
-            }
+    /** The comma-separated fields of one CSV line ({@link Csv#parse}); a quote left open is an I/O error. */
+    static List<String> fields(String line) throws IOException {
+        try {
+            return Csv.parse(line).getFirst();
+        } catch (IllegalArgumentException e) {
+            throw new IOException("llama-bench's CSV: " + e.getMessage());
         }
-        out.add(cur.toString());
-        return out;
     }
 
     private static String lastLine(String text) {

@@ -19,7 +19,7 @@ class EvalReportTest {
     private static DocumentFidelity doc(double... kl) {
         List<TokenComparison.Score> s = new ArrayList<>();
         for (double k : kl) {
-            s.add(new TokenComparison.Score(k, k < 0.5, 1.0, 1.0 + k));
+            s.add(new TokenComparison.Score(k, k < 0.5, 1.0, 1.0 + k, 0));
         }
         return DocumentFidelity.of(s);
     }

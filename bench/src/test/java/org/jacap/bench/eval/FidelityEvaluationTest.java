@@ -213,7 +213,7 @@ class FidelityEvaluationTest {
                     .isEqualTo(plain.cells().get(i).probe());
         }
         assertThat(FidelityEvaluation.storageRow(new KvCacheTypes(KvStorage.Q8_0, KvStorage.F16)))
-                .isEqualTo("q8_0/f16 cache");
+                .isEqualTo("k=q8_0 v=f16 cache");
     }
 
     @Test

@@ -98,7 +98,7 @@ class MetricsTest {
     @Test
     void documentFidelityAveragesTokens() {
         DocumentFidelity d = DocumentFidelity.of(List.of(
-                new TokenComparison.Score(0.2, true, 1.0, 1.5), new TokenComparison.Score(0.4, false, 2.0, 2.1)));
+                new TokenComparison.Score(0.2, true, 1.0, 1.5, 0), new TokenComparison.Score(0.4, false, 2.0, 2.1, 1)));
         assertThat(d.meanKl()).isCloseTo(0.3, within(1e-15));
         assertThat(d.top1Agreement()).isEqualTo(0.5);
         assertThat(d.deltaNll()).isCloseTo(0.3, within(1e-15));
