@@ -170,7 +170,8 @@ public final class EvictionPolicies {
                 capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "none"), "capacity")),
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
-                (int) s.integer(d.recent(), "recent"));
+                (int) s.integer(d.recent(), "recent"),
+                (int) Math.min(FusedJacapScorer.UNBOUNDED, s.integer(d.reserve(), "reserve")));
     }
 
     private static KvScorer relevance(String name, int window) {

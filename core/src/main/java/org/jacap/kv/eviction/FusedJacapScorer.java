@@ -12,16 +12,27 @@ import org.jacap.kv.eviction.math.TopK;
  * <p>Per KV head, with rank 0 the best of each ranking, the fused key of entry i is
  * {@code min(rank_rel(i) / share, rank_cap(i) / (1 − share))}: a budget of k keeps about the
  * {@code share·k} best by relevance and the {@code (1 − share)·k} best by capacity (their union,
- * so overlap leaves room for more of both). The fused score does not depend on the budget, so one
- * scoring serves every budget. The first {@code sinks} and last {@code recent} entries score
- * above all others.
+ * so overlap leaves room for more of both). With {@code reserve = C} only the capacity ranking's
+ * first C entries take part: a budget keeps at most C entries for capacity alone, so as the budget
+ * grows the rest goes to relevance (a small fixed room for what a later question needs, instead of
+ * a fixed fraction). The fused score does not depend on the budget, so one scoring serves every
+ * budget. The first {@code sinks} and last {@code recent} entries score above all others.
  *
  * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
  * @param capacity  the capacity ranking (jacap-paper or capkv); null: relevance only
  * @param share     fraction of the budget the relevance ranking leads, in [0, 1]
+ * @param reserve   how many of the capacity ranking's best entries take part ({@link #UNBOUNDED}: all)
  */
-public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent)
+public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve)
         implements KvScorer {
+    /** {@code reserve} when every entry of the capacity ranking takes part. */
+    public static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    /** The unbounded form: capacity leads its share of every budget. */
+    public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent) {
+        this(relevance, capacity, share, sinks, recent, UNBOUNDED);
+    }
+
     public FusedJacapScorer {
         if (relevance == null && capacity == null) {
             throw new JacapException("jacap: needs a relevance or a capacity ranking");
@@ -29,8 +40,8 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
         if (!(share >= 0 && share <= 1)) {
             throw new JacapException("jacap: share must be in [0, 1], got " + share);
         }
-        if (sinks < 0 || recent < 0) {
-            throw new JacapException("jacap: sinks and recent must be >= 0");
+        if (sinks < 0 || recent < 0 || reserve < 0) {
+            throw new JacapException("jacap: sinks, recent and reserve must be >= 0");
         }
         if (relevance == null) {
             share = 0;
@@ -57,7 +68,8 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
     public String spec() {
         return name() + ":relevance=" + (relevance == null ? "none" : relevance.name()) + ",capacity="
                 + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
-                + recent + (relevance instanceof SnapKvScorer snap ? ",window=" + snap.windowSize() : "");
+                + recent + (reserve == UNBOUNDED ? "" : ",reserve=" + reserve)
+                + (relevance instanceof SnapKvScorer snap ? ",window=" + snap.windowSize() : "");
     }
 
     @Override
@@ -83,7 +95,7 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
             s[g] = new double[n];
             for (int i = 0; i < n; i++) {
                 double a = share > 0 ? relRank[i] / share : Double.POSITIVE_INFINITY;
-                double b = share < 1 ? capRank[i] / (1 - share) : Double.POSITIVE_INFINITY;
+                double b = share < 1 && capRank[i] < reserve ? capRank[i] / (1 - share) : Double.POSITIVE_INFINITY;
                 s[g][i] = -Math.min(a, b);
             }
             if (trace.enabled()) {

@@ -61,6 +61,37 @@ class FusedJacapScorerTest {
     }
 
     @Test
+    void aReserveCapsWhatCapacityAloneKeeps() {
+        double[][] rel = relevance.score(snapshot);
+        double[][] cap = capacity.score(snapshot);
+        int reserve = 5;
+        double[][] fused = new FusedJacapScorer(relevance, capacity, 0.5, 0, 0, reserve).score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            for (int k : new int[] {4, 10, 16, 30, 45}) {
+                int[] kept = top(fused[g], k);
+                int[] relTop = top(rel[g], k);
+                int[] capTop = top(cap[g], Math.min(reserve, k / 2));
+                // what relevance would not keep is among the capacity ranking's first `reserve` entries
+                int[] capFirst = top(cap[g], reserve);
+                long outsideRel = Arrays.stream(kept)
+                        .filter(i -> Arrays.binarySearch(relTop, i) < 0)
+                        .peek(i ->
+                                assertThat(capFirst).as("k=%d entry %d", k, i).contains(i))
+                        .count();
+                assertThat(outsideRel).isLessThanOrEqualTo(reserve);
+                // and capacity's best min(reserve, k/2) are all kept
+                for (int i : capTop) {
+                    assertThat(kept).as("k=%d entry %d", k, i).contains(i);
+                }
+            }
+        }
+        double[][] none = new FusedJacapScorer(relevance, capacity, 0.5, 0, 0, 0).score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            assertThat(top(none[g], 17)).containsExactly(top(rel[g], 17));
+        }
+    }
+
+    @Test
     void sinksAndRecentEntriesComeFirst() {
         double[][] s = new FusedJacapScorer(relevance, capacity, 0.5, 4, 8).score(snapshot);
         for (double[] row : s) {
@@ -84,6 +115,13 @@ class FusedJacapScorerTest {
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=none,capacity=none"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("needs a relevance or a capacity ranking");
+        FusedJacapScorer reserved = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,reserve=32");
+        assertThat(reserved.reserve()).isEqualTo(32);
+        assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
+        assertThat(FusedJacapScorer.defaults().spec()).doesNotContain("reserve");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:reserve=-1"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("reserve must be >= 0");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=keydiff"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("snapkv, tova, h2o, none");
