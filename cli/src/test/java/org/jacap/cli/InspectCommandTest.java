@@ -280,10 +280,7 @@ class InspectCommandTest {
     @TestFactory
     Stream<DynamicTest> everyFixtureInspectsInTextAndJson() throws Exception {
         Path fixtures = Fixtures.dir();
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(fixtures)) {
-            files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
-        }
+        List<Path> files = Fixtures.ggufFiles();
         return files.stream()
                 .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
                     Run text = jacap("inspect", f.toString());
