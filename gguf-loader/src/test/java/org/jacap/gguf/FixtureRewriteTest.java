@@ -24,10 +24,7 @@ class FixtureRewriteTest {
     @TestFactory
     Stream<DynamicTest> everyFixtureRewritesIdentically() throws Exception {
         Path fixtures = Fixtures.dir();
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(fixtures)) {
-            files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
-        }
+        List<Path> files = Fixtures.ggufFiles();
         assertThat(files).isNotEmpty();
         return files.stream()
                 .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> check(f)));
