@@ -14,24 +14,18 @@ import org.jacap.model.Model;
 import org.jacap.simd.Precision;
 import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.Tokenizer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The harness end to end on stories260K (trained, so its predictions on story text mean something). */
 class FidelityEvaluationTest {
+    @AutoClose
     private static Model model;
 
     @BeforeAll
     static void load() throws Exception {
         model = Model.load(Fixtures.model("stories260K.gguf"), new LoadOptions(1, Precision.F32, null));
-    }
-
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
-        }
     }
 
     private static List<int[]> windows(FidelityEvaluation.Settings s, int count) {
