@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.function.ThrowingConsumer;
 
 /**
  * Where the tests find their inputs, for every module's tests: the shared fixtures folder
@@ -65,6 +67,12 @@ public final class Fixtures {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** One dynamic test a fixture file, named by the file's path under the fixtures folder. */
+    public static Stream<DynamicTest> eachFile(List<Path> files, ThrowingConsumer<Path> test) {
+        Path dir = dir();
+        return files.stream().map(f -> DynamicTest.dynamicTest(dir.relativize(f).toString(), () -> test.accept(f)));
     }
 
     /** The tokenizer-only file {@code vocab/ggml-vocab-NAME.gguf}. */
