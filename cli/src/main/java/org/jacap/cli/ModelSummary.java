@@ -146,14 +146,7 @@ record ModelSummary(List<Line> lines) {
         if (n < 1000) {
             return Long.toString(n);
         }
-        String[] units = {"K", "M", "B", "T"};
-        double v = n;
-        int u = -1;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.2f%s", v, units[u]);
+        return scaled(n, 1000, "%.2f%s", "K", "M", "B", "T");
     }
 
     /** 260640 → 254.5 KiB. */
@@ -161,13 +154,17 @@ record ModelSummary(List<Line> lines) {
         if (n < 1024) {
             return n + " B";
         }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        return scaled(n, 1024, "%.1f %s", "KiB", "MiB", "GiB", "TiB");
+    }
+
+    /** {@code n} (at least {@code base}) divided by {@code base} until it fits a unit, in {@code format}. */
+    private static String scaled(long n, int base, String format, String... units) {
         double v = n;
         int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
+        while (v >= base && u < units.length - 1) {
+            v /= base;
             u++;
         }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return String.format(Locale.ROOT, format, v, units[u]);
     }
 }
