@@ -36,13 +36,8 @@ record ModelSummary(List<Line> lines) {
         GgufMetadata md = file.metadata();
         List<Line> lines = new ArrayList<>();
         String arch = string(md, "general.architecture");
-        if (arch != null) {
-            lines.add(new Line("architecture", "architecture", ValueText.escaped(arch), arch));
-        }
-        String name = string(md, "general.name");
-        if (name != null) {
-            lines.add(new Line("name", "name", ValueText.escaped(name), name));
-        }
+        text(arch, "architecture", "architecture", lines);
+        text(string(md, "general.name"), "name", "name", lines);
         if (!file.tensors().isEmpty()) {
             long params = file.parameterCount();
             lines.add(new Line("parameters", "parameters", humanCount(params) + " (" + grouped(params) + ")", params));
@@ -64,14 +59,8 @@ record ModelSummary(List<Line> lines) {
             number(md, arch + ".attention.head_count_kv", "KV heads", "head_count_kv", lines);
         }
         vocabSize(md, arch, lines);
-        String tokenizer = string(md, "tokenizer.ggml.model");
-        if (tokenizer != null) {
-            lines.add(new Line("tokenizer", "tokenizer", ValueText.escaped(tokenizer), tokenizer));
-        }
-        String pre = string(md, "tokenizer.ggml.pre");
-        if (pre != null) {
-            lines.add(new Line("pre-tokenizer", "pre_tokenizer", ValueText.escaped(pre), pre));
-        }
+        text(string(md, "tokenizer.ggml.model"), "tokenizer", "tokenizer", lines);
+        text(string(md, "tokenizer.ggml.pre"), "pre-tokenizer", "pre_tokenizer", lines);
         return new ModelSummary(List.copyOf(lines));
     }
 
@@ -130,6 +119,13 @@ record ModelSummary(List<Line> lines) {
                 values.add(x);
             }
             lines.add(new Line(label, jsonKey, "per layer " + ValueText.abbreviated(a), values));
+        }
+    }
+
+    /** A text line, escaped for the report; none when the key is absent ({@code value} null). */
+    private static void text(String value, String label, String jsonKey, List<Line> lines) {
+        if (value != null) {
+            lines.add(new Line(label, jsonKey, ValueText.escaped(value), value));
         }
     }
 
