@@ -36,13 +36,8 @@ record ModelSummary(List<Line> lines) {
         GgufMetadata md = file.metadata();
         List<Line> lines = new ArrayList<>();
         String arch = string(md, "general.architecture");
-        if (arch != null) {
-            lines.add(new Line("architecture", "architecture", ValueText.escaped(arch), arch));
-        }
-        String name = string(md, "general.name");
-        if (name != null) {
-            lines.add(new Line("name", "name", ValueText.escaped(name), name));
-        }
+        text(arch, "architecture", "architecture", lines);
+        text(string(md, "general.name"), "name", "name", lines);
         if (!file.tensors().isEmpty()) {
             long params = file.parameterCount();
             lines.add(new Line("parameters", "parameters", humanCount(params) + " (" + grouped(params) + ")", params));
@@ -64,14 +59,8 @@ record ModelSummary(List<Line> lines) {
             number(md, arch + ".attention.head_count_kv", "KV heads", "head_count_kv", lines);
         }
         vocabSize(md, arch, lines);
-        String tokenizer = string(md, "tokenizer.ggml.model");
-        if (tokenizer != null) {
-            lines.add(new Line("tokenizer", "tokenizer", ValueText.escaped(tokenizer), tokenizer));
-        }
-        String pre = string(md, "tokenizer.ggml.pre");
-        if (pre != null) {
-            lines.add(new Line("pre-tokenizer", "pre_tokenizer", ValueText.escaped(pre), pre));
-        }
+        text(string(md, "tokenizer.ggml.model"), "tokenizer", "tokenizer", lines);
+        text(string(md, "tokenizer.ggml.pre"), "pre-tokenizer", "pre_tokenizer", lines);
         return new ModelSummary(List.copyOf(lines));
     }
 
@@ -133,6 +122,13 @@ record ModelSummary(List<Line> lines) {
         }
     }
 
+    /** A text line, escaped for the report; none when the key is absent ({@code value} null). */
+    private static void text(String value, String label, String jsonKey, List<Line> lines) {
+        if (value != null) {
+            lines.add(new Line(label, jsonKey, ValueText.escaped(value), value));
+        }
+    }
+
     private static String string(GgufMetadata md, String key) {
         return md.get(key).orElse(null) instanceof GgufValue.StringValue s ? s.value() : null;
     }
@@ -146,14 +142,7 @@ record ModelSummary(List<Line> lines) {
         if (n < 1000) {
             return Long.toString(n);
         }
-        String[] units = {"K", "M", "B", "T"};
-        double v = n;
-        int u = -1;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.2f%s", v, units[u]);
+        return scaled(n, 1000, "%.2f%s", "K", "M", "B", "T");
     }
 
     /** 260640 → 254.5 KiB. */
@@ -161,13 +150,17 @@ record ModelSummary(List<Line> lines) {
         if (n < 1024) {
             return n + " B";
         }
-        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        return scaled(n, 1024, "%.1f %s", "KiB", "MiB", "GiB", "TiB");
+    }
+
+    /** {@code n} (at least {@code base}) divided by {@code base} until it fits a unit, in {@code format}. */
+    private static String scaled(long n, int base, String format, String... units) {
         double v = n;
         int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
+        while (v >= base && u < units.length - 1) {
+            v /= base;
             u++;
         }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return String.format(Locale.ROOT, format, v, units[u]);
     }
 }

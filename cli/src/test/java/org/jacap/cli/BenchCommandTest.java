@@ -19,26 +19,8 @@ class BenchCommandTest {
     @Test
     void syntheticTinyModelIsGeneratedCachedAndMeasured() throws Exception {
         String cache = dir.resolve("cache").toString();
-        CliRun run = CliRun.of(
-                "bench",
-                "--synthetic",
-                "tiny",
-                "--type",
-                "q8_0",
-                "--cache-dir",
-                cache,
-                "-p",
-                "16",
-                "-n",
-                "4",
-                "-r",
-                "2",
-                "--warmup",
-                "0",
-                "-t",
-                "1",
-                "-o",
-                "json");
+        CliRun run = CliRun.line(
+                "bench --synthetic tiny --type q8_0 --cache-dir {} -p 16 -n 4 -r 2 --warmup 0 -t 1 -o json", cache);
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(Files.exists(Path.of(cache, "synthetic-tiny-q8_0-42.gguf"))).isTrue();
         assertThat(run.err()).contains("generating synthetic-tiny-q8_0-42.gguf");
@@ -52,24 +34,8 @@ class BenchCommandTest {
         assertThat(json.get(1).get("avg_ts").asDouble()).isPositive();
 
         // Second run: the cached file is reused, and the Markdown table has llama-bench's shape.
-        CliRun again = CliRun.of(
-                "bench",
-                "--synthetic",
-                "tiny",
-                "--type",
-                "q8_0",
-                "--cache-dir",
-                cache,
-                "-p",
-                "8",
-                "-n",
-                "0",
-                "-r",
-                "1",
-                "--warmup",
-                "0",
-                "-t",
-                "1");
+        CliRun again =
+                CliRun.line("bench --synthetic tiny --type q8_0 --cache-dir {} -p 8 -n 0 -r 1 --warmup 0 -t 1", cache);
         assertThat(again.code()).as(again.err()).isZero();
         assertThat(again.err()).doesNotContain("generating");
         List<String> lines = again.out().lines().toList();
@@ -84,26 +50,10 @@ class BenchCommandTest {
 
     @Test
     void anyGgufWithEvictionTimingsAsCsv() {
-        CliRun run = CliRun.of(
-                "bench",
-                "-m",
-                Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString(),
-                "-p",
-                "32",
-                "-n",
-                "2",
-                "-r",
-                "1",
-                "--warmup",
-                "0",
-                "-t",
-                "1",
-                "-o",
-                "csv",
-                "--kv-policy",
-                "knorm,snapkv:window=8",
-                "--kv-ratio",
-                "0.75");
+        CliRun run = CliRun.line(
+                "bench -m {} -p 32 -n 2 -r 1 --warmup 0 -t 1 -o csv --kv-policy knorm,snapkv:window=8"
+                        + " --kv-ratio 0.75",
+                Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString());
         assertThat(run.code()).as(run.err()).isZero();
         List<String> lines = run.out().lines().toList();
         assertThat(lines).hasSize(5);

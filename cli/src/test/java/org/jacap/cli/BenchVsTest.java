@@ -38,24 +38,8 @@ class BenchVsTest {
                 + "if [ \"$6\" = 0 ]; then echo '\"abc\",\"a,b.gguf\",\"1\",\"0\",\"4\",\"250.5\",\"2.25\"';"
                 + " else echo '\"abc\",\"a,b.gguf\",\"1\",\"16\",\"0\",\"1000\",\"10\"'; fi\n");
         String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
-        CliRun run = CliRun.of(
-                "bench",
-                "-m",
-                model,
-                "--vs",
-                lb.toString(),
-                "-t",
-                "1",
-                "-p",
-                "16",
-                "-n",
-                "4",
-                "-r",
-                "1",
-                "--warmup",
-                "0",
-                "--vs-rounds",
-                "1");
+        CliRun run =
+                CliRun.line("bench -m {} --vs {} -t 1 -p 16 -n 4 -r 1 --warmup 0 --vs-rounds 1", model, lb.toString());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(Files.readAllLines(log))
                 .containsExactly(
@@ -85,24 +69,8 @@ class BenchVsTest {
                 + "echo '" + HEADER + "'\n"
                 + "echo \"x,m,1,0,2,$((n * 100)),0\"\n"); // 100 t/s, then 200
         String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
-        CliRun run = CliRun.of(
-                "bench",
-                "-m",
-                model,
-                "--vs",
-                lb.toString(),
-                "-t",
-                "1",
-                "-p",
-                "0",
-                "-n",
-                "2",
-                "-r",
-                "1",
-                "--warmup",
-                "0",
-                "--vs-rounds",
-                "2");
+        CliRun run =
+                CliRun.line("bench -m {} --vs {} -t 1 -p 0 -n 2 -r 1 --warmup 0 --vs-rounds 2", model, lb.toString());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(Files.readAllLines(log)).hasSize(2);
         assertThat(run.out()).contains("150.00 ± 70.71").contains("2 rounds per test"); // mean and spread of 100, 200

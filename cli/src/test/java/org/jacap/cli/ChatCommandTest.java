@@ -23,15 +23,7 @@ class ChatCommandTest {
     void aPipedConversationRunsAndEndsAtEndOfInput() {
         CliRun r = withStdin(
                 "Hello\n\n/reset\nTell me a story\n",
-                "chat",
-                "-m",
-                CliRun.stories(),
-                "--temp",
-                "0",
-                "-n",
-                "16",
-                "--system",
-                "You tell stories.");
+                CliRun.args("chat -m {} --temp 0 -n 16 --system {}", CliRun.stories(), "You tell stories."));
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("chat template: ").contains("(conversation reset)");
         assertThat(r.out().lines().filter(l -> !l.isEmpty()).count()).isGreaterThanOrEqualTo(1);

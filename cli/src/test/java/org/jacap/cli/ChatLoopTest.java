@@ -16,7 +16,7 @@ import org.jacap.engine.Session;
 import org.jacap.engine.SessionOptions;
 import org.jacap.sampling.SamplerConfig;
 import org.jacap.tokenizer.ChatMessage;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +29,7 @@ class ChatLoopTest {
     private static final String TIMING =
             "\\[\\d+ tokens, \\d+\\.\\d tokens/s \\| prompt \\d+ tokens, \\d+\\.\\d tokens/s \\| [a-z ]+]";
 
+    @AutoClose
     private static Engine engine;
 
     @TempDir
@@ -37,13 +38,6 @@ class ChatLoopTest {
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(Path.of(CliRun.stories()), EngineOptions.defaults().withThreads(2));
-    }
-
-    @AfterAll
-    static void close() {
-        if (engine != null) {
-            engine.close();
-        }
     }
 
     private record Run(String out, String err) {}

@@ -17,6 +17,29 @@ record CliRun(int code, String out, String err) {
         return new CliRun(code, out.toString(), err.toString());
     }
 
+    /** Runs {@code jacap} with {@link #args}'s arguments. */
+    static CliRun line(String template, String... values) {
+        return of(args(template, values));
+    }
+
+    /**
+     * The words of TEMPLATE (split at spaces), each {@code {}} replaced by the next of VALUES: a
+     * command line reads as one, and paths or words with spaces come as values.
+     */
+    static String[] args(String template, String... values) {
+        String[] words = template.split(" ");
+        int next = 0;
+        for (int i = 0; i < words.length; i++) {
+            if (words[i].equals("{}")) {
+                words[i] = values[next++];
+            }
+        }
+        if (next != values.length) {
+            throw new IllegalArgumentException(values.length + " values for " + next + " {} in: " + template);
+        }
+        return words;
+    }
+
     /** Non-empty lines of stderr. */
     String[] errLines() {
         return err.lines().filter(l -> !l.isBlank()).toArray(String[]::new);

@@ -23,32 +23,11 @@ class EvalCommandTest {
     void writesTableCsvAndChart() throws Exception {
         Path csv = dir.resolve("eval.csv");
         Path svg = dir.resolve("eval.svg");
-        CliRun run = CliRun.of(
-                "eval",
-                "-m",
+        CliRun run = CliRun.line(
+                "eval -m {} -N 2 -c 40 --continuation 4 --policies knorm,oracle --ratios 0.5,0.75"
+                        + " --probe-depths 0.5 --bootstrap 20 --protect 2,4 --no-passkey -t 1 --csv {} --chart {}",
                 CliRun.stories(),
-                "-N",
-                "2",
-                "-c",
-                "40",
-                "--continuation",
-                "4",
-                "--policies",
-                "knorm,oracle",
-                "--ratios",
-                "0.5,0.75",
-                "--probe-depths",
-                "0.5",
-                "--bootstrap",
-                "20",
-                "--protect",
-                "2,4",
-                "--no-passkey",
-                "-t",
-                "1",
-                "--csv",
                 csv.toString(),
-                "--chart",
                 svg.toString());
         assertThat(run.code()).as(run.err()).isZero();
         List<String> lines = run.out().lines().toList();
@@ -86,28 +65,11 @@ class EvalCommandTest {
                 "Once upon a time, there was a little dog named Max. Max liked to run in the park with his ball.\n"
                         + "<|endoftext|>\n"
                         + "Lily had a red kite. One day, she went to the beach with Tom and they flew the kite all day.\n");
-        CliRun run = CliRun.of(
-                "eval",
-                "-m",
+        CliRun run = CliRun.line(
+                "eval -m {} --docs {} -N 5 -c 24 --continuation 4 --policies streaming --ratios 0.5"
+                        + " --no-probe --no-passkey --bootstrap 10 -t 1",
                 CliRun.stories(),
-                "--docs",
-                docs.toString(),
-                "-N",
-                "5",
-                "-c",
-                "24",
-                "--continuation",
-                "4",
-                "--policies",
-                "streaming",
-                "--ratios",
-                "0.5",
-                "--no-probe",
-                "--no-passkey",
-                "--bootstrap",
-                "10",
-                "-t",
-                "1");
+                docs.toString());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out())
                 .contains("(stories.txt; only ")
@@ -118,28 +80,10 @@ class EvalCommandTest {
     @Test
     void passkeyAndReportWithBothCharts() throws Exception {
         Path out = dir.resolve("report");
-        CliRun run = CliRun.of(
-                "eval",
-                "-m",
+        CliRun run = CliRun.line(
+                "eval -m {} -N 2 -c 256 --continuation 4 --policies tova,jacap --ratios 0.0,0.5 --no-probe"
+                        + " --passkey-depths 0.2,0.8 --bootstrap 10 -t 1 --report {}",
                 CliRun.stories(),
-                "-N",
-                "2",
-                "-c",
-                "256",
-                "--continuation",
-                "4",
-                "--policies",
-                "tova,jacap",
-                "--ratios",
-                "0.0,0.5",
-                "--no-probe",
-                "--passkey-depths",
-                "0.2,0.8",
-                "--bootstrap",
-                "10",
-                "-t",
-                "1",
-                "--report",
                 out.toString());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out()).contains("passkey depths [0.2, 0.8] in turn").contains("passkey [95% CI]");
@@ -217,22 +161,8 @@ class EvalCommandTest {
 
     @Test
     void decodeModeHoldsTheBudgetThroughTheContinuation() {
-        CliRun run = CliRun.of(
-                "eval",
-                "-m",
-                CliRun.stories(),
-                "-N",
-                "1",
-                "--decode",
-                "48+80",
-                "--budget",
-                "24",
-                "--policies",
-                "all",
-                "--bootstrap",
-                "10",
-                "-t",
-                "1");
+        CliRun run = CliRun.line(
+                "eval -m {} -N 1 --decode 48+80 --budget 24 --policies all --bootstrap 10 -t 1", CliRun.stories());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out())
                 .contains("decode mode: prefill 48 + continuation 80 under a budget of 24")
@@ -242,30 +172,10 @@ class EvalCommandTest {
 
     @Test
     void cacheTypesAddTheStorageRow() {
-        CliRun run = CliRun.of(
-                "eval",
-                "-m",
-                CliRun.stories(),
-                "-N",
-                "2",
-                "-c",
-                "64",
-                "--continuation",
-                "8",
-                "--ratios",
-                "0.5",
-                "--policies",
-                "tova",
-                "--no-probe",
-                "--no-passkey",
-                "--bootstrap",
-                "10",
-                "-t",
-                "1",
-                "-ctk",
-                "f16",
-                "-ctv",
-                "f32");
+        CliRun run = CliRun.line(
+                "eval -m {} -N 2 -c 64 --continuation 8 --ratios 0.5 --policies tova --no-probe"
+                        + " --no-passkey --bootstrap 10 -t 1 -ctk f16 -ctv f32",
+                CliRun.stories());
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(run.out()).contains("KV storage k=f16 v=f32 cache against an f32 reference");
         assertThat(run.out().lines()).anySatisfy(l -> assertThat(l).startsWith("| k=f16 v=f32 cache |   0.0 |   64 |"));

@@ -279,27 +279,22 @@ class InspectCommandTest {
 
     @TestFactory
     Stream<DynamicTest> everyFixtureInspectsInTextAndJson() throws Exception {
-        Path fixtures = Fixtures.dir();
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(fixtures)) {
-            files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
-        }
-        return files.stream()
-                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
-                    Run text = jacap("inspect", f.toString());
-                    assertThat(text.code()).as(text.err()).isZero();
-                    assertThat(text.err()).isEmpty();
-                    Run json = jacap("inspect", "--json", f.toString());
-                    assertThat(json.code()).isZero();
-                    JsonNode root = JSON.readTree(json.out());
-                    try (GgufFile g = GgufFile.open(f)) {
-                        assertThat(root.get("tensors")).hasSize(g.tensors().size());
-                        assertThat(root.get("metadata").size())
-                                .isEqualTo(g.metadata().keys().size());
-                        assertThat(text.out())
-                                .contains("contents   " + g.metadata().keys().size() + " metadata keys, "
-                                        + g.tensors().size() + " tensors");
-                    }
-                }));
+        List<Path> files = Fixtures.ggufFiles();
+        return Fixtures.eachFile(files, f -> {
+            Run text = jacap("inspect", f.toString());
+            assertThat(text.code()).as(text.err()).isZero();
+            assertThat(text.err()).isEmpty();
+            Run json = jacap("inspect", "--json", f.toString());
+            assertThat(json.code()).isZero();
+            JsonNode root = JSON.readTree(json.out());
+            try (GgufFile g = GgufFile.open(f)) {
+                assertThat(root.get("tensors")).hasSize(g.tensors().size());
+                assertThat(root.get("metadata").size())
+                        .isEqualTo(g.metadata().keys().size());
+                assertThat(text.out())
+                        .contains("contents   " + g.metadata().keys().size() + " metadata keys, "
+                                + g.tensors().size() + " tensors");
+            }
+        });
     }
 }

@@ -14,22 +14,10 @@ class KvOptionsTest {
 
     @Test
     void ratioCompressesThePromptAndTheSummaryShowsPolicyCacheAndEvictionTime() {
-        CliRun r = CliRun.of(
-                "run",
-                "-m",
+        CliRun r = CliRun.line(
+                "run -m {} -p {} -n 32 --temp 0 -t 1 --kv-policy jacap --kv-ratio 0.5",
                 CliRun.stories(),
-                "-p",
-                "Once upon a time",
-                "-n",
-                "32",
-                "--temp",
-                "0",
-                "-t",
-                "1",
-                "--kv-policy",
-                "jacap",
-                "--kv-ratio",
-                "0.5");
+                "Once upon a time");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("Once upon a time");
         assertThat(r.err())
@@ -43,28 +31,11 @@ class KvOptionsTest {
 
     @Test
     void aBudgetBoundsTheCacheWhileGenerating() {
-        CliRun r = CliRun.of(
-                "run",
-                "-m",
+        CliRun r = CliRun.line(
+                "run -m {} -p {} -n 120 --temp 0 -t 1 --kv-policy capkv:tau=4 --kv-allocator uniform"
+                        + " --kv-budget 24 --kv-slack 8 --kv-protect 4,8",
                 CliRun.stories(),
-                "-p",
-                "Once upon a time",
-                "-n",
-                "120",
-                "--temp",
-                "0",
-                "-t",
-                "1",
-                "--kv-policy",
-                "capkv:tau=4",
-                "--kv-allocator",
-                "uniform",
-                "--kv-budget",
-                "24",
-                "--kv-slack",
-                "8",
-                "--kv-protect",
-                "4,8");
+                "Once upon a time");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err())
                 .contains("KV policy = capkv:n_sink=4,tau=4.0")
@@ -119,20 +90,8 @@ class KvOptionsTest {
         InputStream saved = System.in;
         System.setIn(new ByteArrayInputStream("Hello there\nHello again\nOne more\n".getBytes(StandardCharsets.UTF_8)));
         try {
-            CliRun r = CliRun.of(
-                    "chat",
-                    "-m",
-                    CliRun.stories(),
-                    "--temp",
-                    "0",
-                    "-n",
-                    "24",
-                    "-t",
-                    "1",
-                    "--kv-policy",
-                    "snapkv:window=8",
-                    "--kv-budget",
-                    "16");
+            CliRun r = CliRun.line(
+                    "chat -m {} --temp 0 -n 24 -t 1 --kv-policy snapkv:window=8 --kv-budget 16", CliRun.stories());
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.err()).doesNotContain("overflow");
         } finally {

@@ -55,21 +55,11 @@ class LauncherTest {
 
     /** The launcher generating "without end" (-n 10^6 under a streaming KV budget), stderr to a file. */
     private static Process endlessRun(Path stdout, Path stderr) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(
+        ProcessBuilder pb = new ProcessBuilder(CliRun.args(
+                "{} run -m {} -p {} -n 1000000 --kv-policy streaming --kv-budget 64 -t 1",
                 LAUNCHER.toString(),
-                "run",
-                "-m",
                 CliRun.stories(),
-                "-p",
-                "Once upon a time",
-                "-n",
-                "1000000",
-                "--kv-policy",
-                "streaming",
-                "--kv-budget",
-                "64",
-                "-t",
-                "1");
+                "Once upon a time"));
         pb.environment().put("JACAP_JAR", jar.toString());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.redirectError(stderr.toFile());

@@ -58,34 +58,18 @@ class PerplexityCommandTest {
     void aBaseFileWrittenByOneRunIsReadByTheNext() throws Exception {
         Path t = text(6000);
         Path base = dir.resolve("stories.kld");
-        CliRun write = CliRun.of(
-                "perplexity",
-                "-m",
+        CliRun write = CliRun.line(
+                "perplexity -m {} -f {} -c 128 --chunks 2 --kl-divergence-base {} -t 1",
                 CliRun.stories(),
-                "-f",
                 t.toString(),
-                "-c",
-                "128",
-                "--chunks",
-                "2",
-                "--kl-divergence-base",
-                base.toString(),
-                "-t",
-                "1");
+                base.toString());
         assertThat(write.code()).as(write.err()).isZero();
         // 8-byte magic, n_ctx, n_vocab, n_chunk, 2·128 tokens, then 2·63 rows of 2·256+4 uint16.
         assertThat(Files.size(base)).isEqualTo(20L + 4 * 256 + 2L * 63 * (2 * 256 + 4) * 2);
         assertThat(Files.exists(dir.resolve("stories.kld.part"))).isFalse();
 
-        CliRun compare = CliRun.of(
-                "perplexity",
-                "-m",
-                CliRun.stories(),
-                "--kl-divergence-base",
-                base.toString(),
-                "--kl-divergence",
-                "-t",
-                "1");
+        CliRun compare = CliRun.line(
+                "perplexity -m {} --kl-divergence-base {} --kl-divergence -t 1", CliRun.stories(), base.toString());
         assertThat(compare.code()).as(compare.err()).isZero();
         assertThat(compare.out()).contains("====== KL divergence statistics ======");
         // The same model against its own quantized log-probs: only the 16-bit storage separates them.

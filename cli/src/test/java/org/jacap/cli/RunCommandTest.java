@@ -40,19 +40,10 @@ class RunCommandTest {
 
     @Test
     void promptIdsAndPrintIdsGiveTheReferenceIds() {
-        CliRun r = CliRun.of(
-                "run",
-                "-m",
+        CliRun r = CliRun.line(
+                "run -m {} --prompt-ids {} -n 64 --temp 0 --print-ids -t 1",
                 CliRun.stories(),
-                "--prompt-ids",
-                joined(onceUponATime.get("prompt_ids")),
-                "-n",
-                "64",
-                "--temp",
-                "0",
-                "--print-ids",
-                "-t",
-                "1");
+                joined(onceUponATime.get("prompt_ids")));
         assertThat(r.code()).as(r.err()).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines[lines.length - 1]).isEqualTo(joined(onceUponATime.get("greedy_ids")));

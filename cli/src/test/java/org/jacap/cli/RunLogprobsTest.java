@@ -53,17 +53,10 @@ class RunLogprobsTest {
     void withAFileStdoutKeepsTheText(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("lp.jsonl");
         CliRun plain = CliRun.of("run", "-m", CliRun.stories(), "-p", "Once upon a time", "-n", "16");
-        CliRun r = CliRun.of(
-                "run",
-                "-m",
+        CliRun r = CliRun.line(
+                "run -m {} -p {} -n 16 --logprobs 2 --logprobs-file {}",
                 CliRun.stories(),
-                "-p",
                 "Once upon a time",
-                "-n",
-                "16",
-                "--logprobs",
-                "2",
-                "--logprobs-file",
                 file.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo(plain.out());

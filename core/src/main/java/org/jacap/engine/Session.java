@@ -420,12 +420,7 @@ public final class Session implements AutoCloseable {
     /** What the KV cache holds now and what eviction did so far. */
     public KvCacheStats kvCacheStats() {
         var cache = state.kvCache();
-        long entries = 0;
-        for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) {
-                entries += cache.length(l, g);
-            }
-        }
+        long entries = cache.entries();
         if (eviction == null) {
             return new KvCacheStats(
                     "none",

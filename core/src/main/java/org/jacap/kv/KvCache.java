@@ -385,13 +385,18 @@ public final class KvCache {
         lengths[s] = keptIndicesAscending.length;
     }
 
-    /** Bytes held by the valid rows: keys and values in their storage types, and the 4-byte position of each row. */
-    public long bytesInUse() {
+    /** Valid rows over all layers and KV heads: the entries the cache holds. */
+    public long entries() {
         long rows = 0;
         for (int len : lengths) {
             rows += len;
         }
-        return rows * bytesPerRow();
+        return rows;
+    }
+
+    /** Bytes held by the valid rows: keys and values in their storage types, and the 4-byte position of each row. */
+    public long bytesInUse() {
+        return entries() * bytesPerRow();
     }
 
     /** Bytes of all allocated rows (valid or not). */

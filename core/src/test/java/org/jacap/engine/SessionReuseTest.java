@@ -11,7 +11,7 @@ import org.jacap.kv.eviction.EvictionSettings;
 import org.jacap.sampling.SamplerConfig;
 import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.ChatMessage;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,19 +20,13 @@ class SessionReuseTest {
     private static final GenerationOptions GREEDY_8 =
             GenerationOptions.defaults().withSampler(SamplerConfig.greedy()).withMaxTokens(8);
 
+    @AutoClose
     private static Engine engine;
 
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(
                 Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
-    }
-
-    @AfterAll
-    static void close() {
-        if (engine != null) {
-            engine.close();
-        }
     }
 
     @Test

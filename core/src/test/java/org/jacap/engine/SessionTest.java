@@ -19,7 +19,7 @@ import org.jacap.JacapException;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.sampling.SamplerConfig;
 import org.jacap.testing.Fixtures;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +28,9 @@ class SessionTest {
     private static final GenerationOptions GREEDY_64 =
             GenerationOptions.defaults().withSampler(SamplerConfig.greedy()).withMaxTokens(64);
 
+    @AutoClose
     private static Engine engine;
+
     private static EngineFixtures.Reference story; // stories260K.gguf, "Once upon a time"
 
     @BeforeAll
@@ -39,13 +41,6 @@ class SessionTest {
                 .filter(r -> r.model().equals("stories260K.gguf") && r.prompt().equals(PROMPT))
                 .findFirst()
                 .orElseThrow();
-    }
-
-    @AfterAll
-    static void close() {
-        if (engine != null) {
-            engine.close();
-        }
     }
 
     /** The reference's generated text: its decoded text minus the decoded prompt. */

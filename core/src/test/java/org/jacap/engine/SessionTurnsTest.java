@@ -13,7 +13,7 @@ import org.jacap.kv.eviction.EvictionSettings;
 import org.jacap.sampling.SamplerConfig;
 import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.ChatMessage;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +24,7 @@ class SessionTurnsTest {
             .withMaxTokens(20)
             .withSampler(SamplerConfig.defaults().withTemperature(1f).withSeed(7));
 
+    @AutoClose
     private static Engine engine;
 
     @TempDir
@@ -33,13 +34,6 @@ class SessionTurnsTest {
     static void load() throws IOException {
         engine = Engine.load(
                 Fixtures.model("stories260K.gguf"), EngineOptions.defaults().withThreads(2));
-    }
-
-    @AfterAll
-    static void close() {
-        if (engine != null) {
-            engine.close();
-        }
     }
 
     private static Session chatSession() {

@@ -58,13 +58,7 @@ class PreTokenizerTest {
         SplitText split = new SplitText(cps);
         IntList ends = new IntList();
         rule.split(split, 0, cps.length, ends);
-        List<String> words = new ArrayList<>();
-        int start = 0;
-        for (int i = 0; i < ends.size(); i++) {
-            words.add(new String(cps, start, ends.get(i) - start));
-            start = ends.get(i);
-        }
-        return words;
+        return cut(cps, ends);
     }
 
     static List<String> regexWords(Pattern regex, String text) {
@@ -114,7 +108,11 @@ class PreTokenizerTest {
 
     static List<String> words(PreTokenizer pre, String text) {
         int[] cps = text.codePoints().toArray();
-        IntList ends = pre.split(new SplitText(cps));
+        return cut(cps, pre.split(new SplitText(cps)));
+    }
+
+    /** The words that end at each of ENDS. */
+    private static List<String> cut(int[] cps, IntList ends) {
         List<String> words = new ArrayList<>();
         int start = 0;
         for (int i = 0; i < ends.size(); i++) {

@@ -23,14 +23,9 @@ class FixtureRewriteTest {
 
     @TestFactory
     Stream<DynamicTest> everyFixtureRewritesIdentically() throws Exception {
-        Path fixtures = Fixtures.dir();
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(fixtures)) {
-            files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
-        }
+        List<Path> files = Fixtures.ggufFiles();
         assertThat(files).isNotEmpty();
-        return files.stream()
-                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> check(f)));
+        return Fixtures.eachFile(files, FixtureRewriteTest::check);
     }
 
     private static void check(Path file) throws Exception {

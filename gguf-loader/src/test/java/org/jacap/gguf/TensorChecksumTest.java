@@ -74,21 +74,16 @@ class TensorChecksumTest {
 
     @TestFactory
     Stream<DynamicTest> everyFixtureGgufOpens() throws Exception {
-        Path fixtures = Fixtures.dir();
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(fixtures)) {
-            files = s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
-        }
+        List<Path> files = Fixtures.ggufFiles();
         assertThat(files).isNotEmpty();
-        return files.stream()
-                .map(f -> DynamicTest.dynamicTest(fixtures.relativize(f).toString(), () -> {
-                    try (GgufFile g = GgufFile.open(f)) {
-                        assertThat(g.metadata().keys()).isNotEmpty();
-                        for (GgufTensorInfo t : g.tensors()) {
-                            MemorySegment data = g.data(t);
-                            assertThat(data.byteSize()).isEqualTo(t.byteSize());
-                        }
-                    }
-                }));
+        return Fixtures.eachFile(files, f -> {
+            try (GgufFile g = GgufFile.open(f)) {
+                assertThat(g.metadata().keys()).isNotEmpty();
+                for (GgufTensorInfo t : g.tensors()) {
+                    MemorySegment data = g.data(t);
+                    assertThat(data.byteSize()).isEqualTo(t.byteSize());
+                }
+            }
+        });
     }
 }

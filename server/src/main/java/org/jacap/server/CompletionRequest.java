@@ -46,8 +46,8 @@ record CompletionRequest(
         for (int i = 0; i < list.size(); i++) {
             messages.add(message(list.get(i), "messages[" + i + "]"));
         }
-        boolean logprobs = bool(body, "logprobs", false);
-        int top = integer(body, "top_logprobs", 0, 0, MAX_TOP_LOGPROBS);
+        boolean logprobs = RequestFields.bool(body, "logprobs", false);
+        int top = RequestFields.integer(body, "top_logprobs", 0, 0, MAX_TOP_LOGPROBS);
         if (top > 0 && !logprobs) {
             throw ApiError.badField("top_logprobs", "'top_logprobs' needs 'logprobs': true");
         }
@@ -57,11 +57,11 @@ record CompletionRequest(
                 null,
                 null,
                 options(body, maxTokensLimit, alternatives),
-                bool(body, "stream", false),
+                RequestFields.bool(body, "stream", false),
                 includeUsage(body),
                 logprobs,
                 top,
-                bool(body, "cache_prompt", true));
+                RequestFields.bool(body, "cache_prompt", true));
     }
 
     static CompletionRequest parseCompletion(JsonNode body, int maxTokensLimit) {
@@ -87,17 +87,17 @@ record CompletionRequest(
         // The legacy API's logprobs is the number of alternatives (0: the chosen token's only).
         JsonNode lp = body.get("logprobs");
         boolean logprobs = lp != null && !lp.isNull();
-        int top = logprobs ? integer(body, "logprobs", 0, 0, MAX_TOP_LOGPROBS) : 0;
+        int top = logprobs ? RequestFields.integer(body, "logprobs", 0, 0, MAX_TOP_LOGPROBS) : 0;
         return new CompletionRequest(
                 null,
                 text,
                 ids,
                 options(body, maxTokensLimit, logprobs ? Math.max(top, 1) : 0),
-                bool(body, "stream", false),
+                RequestFields.bool(body, "stream", false),
                 includeUsage(body),
                 logprobs,
                 top,
-                bool(body, "cache_prompt", true));
+                RequestFields.bool(body, "cache_prompt", true));
     }
 
     /** Fields whose meaning Jacap does not implement are refused rather than silently ignored. */
@@ -121,11 +121,11 @@ record CompletionRequest(
     private static GenerationOptions options(JsonNode body, int maxTokensLimit, int logprobs) {
         refuseUnsupported(body);
         String maxField = body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-        int maxTokens = integer(body, maxField, maxTokensLimit, 1, maxTokensLimit);
+        int maxTokens = RequestFields.integer(body, maxField, maxTokensLimit, 1, maxTokensLimit);
         SamplerConfig sampler = SamplerConfig.defaults();
         JsonNode t = body.get("temperature");
         if (t != null && !t.isNull()) {
-            double v = number(t, "temperature");
+            double v = RequestFields.number(t, "temperature");
             if (!(v >= 0 && v <= 2)) {
                 throw ApiError.badField("temperature", "'temperature' must be in [0, 2] (got " + v + ")");
             }
@@ -133,7 +133,7 @@ record CompletionRequest(
         }
         JsonNode p = body.get("top_p");
         if (p != null && !p.isNull()) {
-            double v = number(p, "top_p");
+            double v = RequestFields.number(p, "top_p");
             if (!(v > 0 && v <= 1)) {
                 throw ApiError.badField("top_p", "'top_p' must be in (0, 1] (got " + v + ")");
             }
@@ -151,7 +151,7 @@ record CompletionRequest(
                 .withSampler(sampler)
                 .withStopStrings(stops(body.get("stop")))
                 .withLogprobs(logprobs)
-                .withIgnoreEos(bool(body, "ignore_eos", false));
+                .withIgnoreEos(RequestFields.bool(body, "ignore_eos", false));
     }
 
     private static List<String> stops(JsonNode stop) {
@@ -231,41 +231,12 @@ record CompletionRequest(
         if (!so.isObject()) {
             throw ApiError.badField("stream_options", "'stream_options' must be an object");
         }
-        return bool(so, "include_usage", false);
+        return RequestFields.bool(so, "include_usage", false);
     }
 
     private static void requireObject(JsonNode body) {
         if (body == null || !body.isObject()) {
             throw ApiError.badField(null, "the request body must be a JSON object");
         }
-    }
-
-    private static boolean bool(JsonNode body, String field, boolean fallback) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isBoolean()) {
-            throw ApiError.badField(field, "'" + field + "' must be true or false");
-        }
-        return v.asBoolean();
-    }
-
-    private static int integer(JsonNode body, String field, int fallback, int min, int max) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < min || v.asInt() > max) {
-            throw ApiError.badField(field, "'" + field + "' must be an integer in [" + min + ", " + max + "]");
-        }
-        return v.asInt();
-    }
-
-    private static double number(JsonNode v, String field) {
-        if (!v.isNumber()) {
-            throw ApiError.badField(field, "'" + field + "' must be a number");
-        }
-        return v.asDouble();
     }
 }

@@ -192,8 +192,7 @@ final class GenerationEndpoint {
             return;
         }
         ObjectNode body = base(id, created, chat ? "chat.completion" : "text_completion");
-        ObjectNode choice = body.putArray("choices").addObject();
-        choice.put("index", 0);
+        ObjectNode choice = onlyChoice(body);
         if (chat) {
             choice.putObject("message").put("role", "assistant").put("content", text.toString());
             if (req.logprobs()) {
@@ -244,22 +243,31 @@ final class GenerationEndpoint {
     private ObjectNode chunk(
             String id, long created, boolean chat, ObjectNode delta, ObjectNode logprobs, String finish) {
         ObjectNode o = base(id, created, "chat.completion.chunk");
-        ObjectNode c = o.putArray("choices").addObject();
-        c.put("index", 0);
+        ObjectNode c = onlyChoice(o);
         c.set("delta", delta);
-        c.set("logprobs", logprobs == null ? NODES.nullNode() : logprobs);
-        c.put("finish_reason", finish);
+        endChunkChoice(c, logprobs, finish);
         return o;
     }
 
     private ObjectNode completionChunk(String id, long created, String text, ObjectNode logprobs, String finish) {
         ObjectNode o = base(id, created, "text_completion");
+        ObjectNode c = onlyChoice(o);
+        c.put("text", text);
+        endChunkChoice(c, logprobs, finish);
+        return o;
+    }
+
+    /** The one element of {@code o}'s {@code choices} array, its {@code index} 0 set. */
+    private static ObjectNode onlyChoice(ObjectNode o) {
         ObjectNode c = o.putArray("choices").addObject();
         c.put("index", 0);
-        c.put("text", text);
+        return c;
+    }
+
+    /** A streamed choice's last fields: its logprobs ({@code null} when none) and finish reason. */
+    private static void endChunkChoice(ObjectNode c, ObjectNode logprobs, String finish) {
         c.set("logprobs", logprobs == null ? NODES.nullNode() : logprobs);
         c.put("finish_reason", finish);
-        return o;
     }
 
     /** OpenAI's chat log-prob entry: token, logprob, UTF-8 bytes, top_logprobs. */

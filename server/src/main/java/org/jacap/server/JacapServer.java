@@ -229,9 +229,9 @@ public final class JacapServer implements AutoCloseable {
         if (body == null || !body.isObject() || !body.path("content").isTextual()) {
             throw ApiError.badField("content", "'content' must be a string");
         }
-        boolean addSpecial = flag(body, "add_special", false);
-        boolean parseSpecial = flag(body, "parse_special", true);
-        boolean withPieces = flag(body, "with_pieces", false);
+        boolean addSpecial = RequestFields.bool(body, "add_special", false);
+        boolean parseSpecial = RequestFields.bool(body, "parse_special", true);
+        boolean withPieces = RequestFields.bool(body, "with_pieces", false);
         Tokenizer tok = engine.tokenizer();
         int[] ids = tok.encode(body.get("content").asText(), addSpecial && tok.bosId() >= 0, parseSpecial);
         ObjectNode out = Exchange.JSON.createObjectNode();
@@ -262,16 +262,5 @@ public final class JacapServer implements AutoCloseable {
             ids[i] = v.asInt();
         }
         return Exchange.JSON.createObjectNode().put("content", tok.decode(ids));
-    }
-
-    private static boolean flag(JsonNode body, String field, boolean fallback) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            return fallback;
-        }
-        if (!v.isBoolean()) {
-            throw ApiError.badField(field, "'" + field + "' must be true or false");
-        }
-        return v.asBoolean();
     }
 }

@@ -6,6 +6,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.jacap.engine.KvCacheStats;
 
 /** The server's counters, written out in Prometheus' text format for {@code GET /metrics}. */
@@ -56,42 +57,62 @@ final class Metrics {
             gauge(out, "jacap_slots", "conversation slots", pool.slots().size());
             gauge(out, "jacap_slots_busy", "slots generating now", pool.busySlots());
             gauge(out, "jacap_requests_queued", "requests waiting for a slot", pool.waiting());
-            header(out, "jacap_kv_entries", "KV entries a slot holds (all layers and KV heads)", "gauge");
-            for (Slot s : pool.slots()) {
-                slotLine(out, "jacap_kv_entries", s.id, s.stats().entries());
-            }
-            header(out, "jacap_kv_bytes", "bytes of the KV entries a slot holds", "gauge");
-            for (Slot s : pool.slots()) {
-                slotLine(out, "jacap_kv_bytes", s.id, s.stats().bytesInUse());
-            }
-            header(out, "jacap_kv_bytes_allocated", "bytes allocated for a slot's KV cache", "gauge");
-            for (Slot s : pool.slots()) {
-                slotLine(out, "jacap_kv_bytes_allocated", s.id, s.stats().bytesAllocated());
-            }
-            header(out, "jacap_kv_evicted_entries_total", "KV entries a slot's eviction removed", "counter");
-            for (Slot s : pool.slots()) {
-                slotLine(out, "jacap_kv_evicted_entries_total", s.id, s.stats().entriesEvicted());
-            }
-            header(out, "jacap_eviction_seconds_total", "time a slot spent choosing what to evict", "counter");
-            for (Slot s : pool.slots()) {
-                KvCacheStats st = s.stats();
-                out.append("jacap_eviction_seconds_total{slot=\"")
-                        .append(s.id)
-                        .append("\"} ")
-                        .append(String.format(Locale.ROOT, "%.6f", st.evictionNanos() / 1e9))
-                        .append('\n');
-            }
+            perSlot(
+                    out,
+                    pool,
+                    "jacap_kv_entries",
+                    "KV entries a slot holds (all layers and KV heads)",
+                    "gauge",
+                    KvCacheStats::entries);
+            perSlot(
+                    out,
+                    pool,
+                    "jacap_kv_bytes",
+                    "bytes of the KV entries a slot holds",
+                    "gauge",
+                    KvCacheStats::bytesInUse);
+            perSlot(
+                    out,
+                    pool,
+                    "jacap_kv_bytes_allocated",
+                    "bytes allocated for a slot's KV cache",
+                    "gauge",
+                    KvCacheStats::bytesAllocated);
+            perSlot(
+                    out,
+                    pool,
+                    "jacap_kv_evicted_entries_total",
+                    "KV entries a slot's eviction removed",
+                    "counter",
+                    KvCacheStats::entriesEvicted);
+            perSlot(
+                    out,
+                    pool,
+                    "jacap_eviction_seconds_total",
+                    "time a slot spent choosing what to evict",
+                    "counter",
+                    st -> seconds(st.evictionNanos()));
         }
         return out.toString();
     }
 
-    private static void slotLine(StringBuilder out, String name, int slot, long value) {
-        out.append(name)
-                .append("{slot=\"")
-                .append(slot)
-                .append("\"} ")
-                .append(value)
-                .append('\n');
+    /** One metric with a line a slot, its value read from the slot's KV statistics at that line. */
+    private static void perSlot(
+            StringBuilder out,
+            SlotPool pool,
+            String name,
+            String help,
+            String type,
+            Function<KvCacheStats, Object> value) {
+        header(out, name, help, type);
+        for (Slot s : pool.slots()) {
+            out.append(name)
+                    .append("{slot=\"")
+                    .append(s.id)
+                    .append("\"} ")
+                    .append(value.apply(s.stats()))
+                    .append('\n');
+        }
     }
 
     private static void header(StringBuilder out, String name, String help, String type) {
@@ -111,9 +132,11 @@ final class Metrics {
 
     private static void counterSeconds(StringBuilder out, String name, String help, long nanos) {
         header(out, name, help, "counter");
-        out.append(name)
-                .append(' ')
-                .append(String.format(Locale.ROOT, "%.6f", nanos / 1e9))
-                .append('\n');
+        out.append(name).append(' ').append(seconds(nanos)).append('\n');
+    }
+
+    /** Nanoseconds as the seconds Prometheus expects, to the microsecond. */
+    private static String seconds(long nanos) {
+        return String.format(Locale.ROOT, "%.6f", nanos / 1e9);
     }
 }

@@ -40,12 +40,7 @@ class LangChain4jTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (engine != null) {
-            engine.close();
-        }
+        TestServer.stop(server, engine);
     }
 
     private static OpenAiChatModel model() {

@@ -38,12 +38,7 @@ class ServerApiTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (engine != null) {
-            engine.close();
-        }
+        TestServer.stop(server, engine);
     }
 
     private static Map<String, Object> chat(String user, Object... more) {

@@ -63,6 +63,16 @@ final class TestServer implements AutoCloseable {
         }
     }
 
+    /** Closes a test class's shared server, then its engine; either is null when its set-up failed. */
+    static void stop(TestServer server, Engine engine) {
+        if (server != null) {
+            server.close();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
     record Reply(int status, JsonNode body, String text) {}
 
     Reply get(String path) {

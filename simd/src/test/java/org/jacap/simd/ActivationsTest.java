@@ -15,10 +15,6 @@ class ActivationsTest {
     private static final double REL = 2e-6;
     private static final double ABS = 1e-6;
 
-    static java.util.stream.IntStream sizes() {
-        return TestData.sizes();
-    }
-
     /** Random values in [-12, 12] with extremes sprinkled in. */
     private static float[] input(Random rnd, int off, int n) {
         float[] x = padded(rnd, off, n, 4, 12f);
@@ -30,7 +26,7 @@ class ActivationsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void siluAndGeluMatchTheirScalarTwins(int n) {
         Random rnd = TestData.random(1000 + n);
         float[] x = input(rnd, 3, n);
@@ -51,7 +47,7 @@ class ActivationsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void gatedUnitsMatchTheirScalarTwinsAndLeaveUpAlone(int n) {
         Random rnd = TestData.random(2000 + n);
         float[] gate = input(rnd, 1, n);

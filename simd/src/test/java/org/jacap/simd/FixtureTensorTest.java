@@ -16,7 +16,7 @@ import org.jacap.gguf.GgmlType;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.testing.Fixtures;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -27,16 +27,12 @@ import org.junit.jupiter.api.TestFactory;
  * matrix kernels against the dequantized rows.
  */
 class FixtureTensorTest {
+    @AutoClose
     static ThreadPool pool;
 
     @BeforeAll
     static void pool() {
         pool = new ThreadPool(2);
-    }
-
-    @AfterAll
-    static void close() {
-        pool.close();
     }
 
     static final List<String> VARIANTS = List.of("llama", "llama3rope", "qwen2", "qwen3", "gemma3", "phi3");

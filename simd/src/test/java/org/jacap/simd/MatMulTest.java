@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.stream.Stream;
 import org.jacap.gguf.GgmlType;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,8 +17,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** MatMul (vector and scalar twin, every precision, 1-3 threads) against a float64 reference. */
 class MatMulTest {
+    @AutoClose
     static ThreadPool pool1;
+
+    @AutoClose
     static ThreadPool pool2;
+
+    @AutoClose
     static ThreadPool pool3;
 
     @BeforeAll
@@ -26,13 +31,6 @@ class MatMulTest {
         pool1 = new ThreadPool(1);
         pool2 = new ThreadPool(2);
         pool3 = new ThreadPool(3);
-    }
-
-    @AfterAll
-    static void close() {
-        pool1.close();
-        pool2.close();
-        pool3.close();
     }
 
     static Stream<GgmlType> types() {

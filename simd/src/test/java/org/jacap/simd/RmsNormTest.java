@@ -12,12 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class RmsNormTest {
 
-    static java.util.stream.IntStream sizes() {
-        return TestData.sizes();
-    }
-
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void matchesScalarTwinAndDefinition(int n) {
         Random rnd = TestData.random(6000 + n);
         float[] x = padded(rnd, 5, n, 2, 4f);

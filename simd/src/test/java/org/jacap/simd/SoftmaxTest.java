@@ -13,10 +13,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class SoftmaxTest {
 
-    static java.util.stream.IntStream sizes() {
-        return TestData.sizes();
-    }
-
     /** softmax in double straight from the definition (no max shift: logits are moderate). */
     private static double[] reference(float[] x, int off, int n) {
         double[] p = new double[n];
@@ -36,7 +32,7 @@ class SoftmaxTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void matchesScalarTwinAndDefinition(int n) {
         Random rnd = TestData.random(3000 + n);
         float[] x = padded(rnd, 2, n, 3, 20f);
@@ -61,7 +57,7 @@ class SoftmaxTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void maskedEntriesGetExactlyZero(int n) {
         if (n < 2) {
             return;
@@ -130,7 +126,7 @@ class SoftmaxTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void logSumExpMatchesDefinition(int n) {
         Random rnd = TestData.random(5000 + n);
         float[] x = padded(rnd, 4, n, 1, 30f);

@@ -13,12 +13,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class VectorOpsTest {
 
-    static java.util.stream.IntStream sizes() {
-        return TestData.sizes();
-    }
-
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void dotMatchesScalarAndExactSum(int n) {
         Random rnd = TestData.random(n);
         float[] a = padded(rnd, 3, n, 5, 1f);
@@ -35,7 +31,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void axpyMatchesScalar(int n) {
         Random rnd = TestData.random(100 + n);
         float[] x = padded(rnd, 1, n, 3, 2f);
@@ -51,7 +47,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void addMulScaleAreExact(int n) {
         Random rnd = TestData.random(200 + n);
         float[] x = padded(rnd, 2, n, 3, 3f);
@@ -89,7 +85,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void sumsAccumulateInDouble(int n) {
         Random rnd = TestData.random(300 + n);
         float[] x = padded(rnd, 7, n, 1, 10f);
@@ -118,7 +114,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void maxMatchesScalar(int n) {
         Random rnd = TestData.random(400 + n);
         float[] x = padded(rnd, 3, n, 3, 5f);
@@ -135,7 +131,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void doubleDotAndAxpyMatchScalar(int n) {
         Random rnd = TestData.random(500 + n);
         double[] a = TestData.uniformDouble(rnd, n + 4);
@@ -165,7 +161,7 @@ class VectorOpsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("sizes")
+    @MethodSource("org.jacap.simd.TestData#sizes")
     void syrUpperUpdatesOnlyTheUpperTriangle(int d) {
         if (d > 300) {
             return;

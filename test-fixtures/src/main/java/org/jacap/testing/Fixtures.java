@@ -2,8 +2,14 @@ package org.jacap.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.function.ThrowingConsumer;
 
 /**
  * Where the tests find their inputs, for every module's tests: the shared fixtures folder
@@ -52,6 +58,21 @@ public final class Fixtures {
         }
         assumeTrue(false, "model " + name + " not found under " + d);
         return null;
+    }
+
+    /** Every {@code .gguf} file below the fixtures folder, sorted by path. */
+    public static List<Path> ggufFiles() {
+        try (Stream<Path> s = Files.walk(dir())) {
+            return s.filter(p -> p.toString().endsWith(".gguf")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One dynamic test a fixture file, named by the file's path under the fixtures folder. */
+    public static Stream<DynamicTest> eachFile(List<Path> files, ThrowingConsumer<Path> test) {
+        Path dir = dir();
+        return files.stream().map(f -> DynamicTest.dynamicTest(dir.relativize(f).toString(), () -> test.accept(f)));
     }
 
     /** The tokenizer-only file {@code vocab/ggml-vocab-NAME.gguf}. */

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
-import org.jacap.bench.report.Units;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.EvictionPolicy;
 import org.jacap.kv.eviction.EvictionSchedule;
@@ -191,16 +190,6 @@ public final class DecodeEvaluation {
         }
         progress.update(total, total, "bootstrap");
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
-        List<CellSummary> summaries = new ArrayList<>();
-        summaries.add(full.summarize(bootstrap));
-        if (storageCell != null) {
-            summaries.add(storageCell.summarize(bootstrap));
-        }
-        for (CellAccumulator c : cells) {
-            summaries.add(c.summarize(bootstrap));
-        }
-        return new EvalReport(
-                description + " · full-cache NLL " + Units.fixed(fullNll / windows.size(), 4) + " nats/token",
-                summaries);
+        return EvalReport.summarize(description, fullNll / windows.size(), bootstrap, full, storageCell, cells);
     }
 }

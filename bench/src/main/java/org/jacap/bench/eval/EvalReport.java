@@ -1,6 +1,7 @@
 package org.jacap.bench.eval;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,30 @@ public record EvalReport(String description, List<CellSummary> cells) {
 
     public EvalReport {
         cells = List.copyOf(cells);
+    }
+
+    /**
+     * The report of an evaluation's accumulated rows in table order: the full cache, the stored full
+     * cache ({@code storage}, null when not run), then the cells, all summarized over one bootstrap;
+     * the description ends with the full cache's mean NLL.
+     */
+    static EvalReport summarize(
+            String description,
+            double meanFullNll,
+            PairedBootstrap bootstrap,
+            CellAccumulator full,
+            CellAccumulator storage,
+            Collection<CellAccumulator> cells) {
+        List<CellSummary> summaries = new ArrayList<>();
+        summaries.add(full.summarize(bootstrap));
+        if (storage != null) {
+            summaries.add(storage.summarize(bootstrap));
+        }
+        for (CellAccumulator c : cells) {
+            summaries.add(c.summarize(bootstrap));
+        }
+        String line = description + " · full-cache NLL " + Units.fixed(meanFullNll, 4) + " nats/token";
+        return new EvalReport(line, summaries);
     }
 
     public String markdown() {

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
-import org.jacap.bench.report.Units;
 import org.jacap.kv.KvCache;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
@@ -267,16 +266,8 @@ public final class FidelityEvaluation {
         }
         progress.update(total, total, "bootstrap");
         PairedBootstrap bootstrap = new PairedBootstrap(windows.size(), settings.bootstrapResamples(), settings.seed());
-        List<CellSummary> summaries = new ArrayList<>();
-        summaries.add(full.summarize(bootstrap));
-        if (storageCell != null) {
-            summaries.add(storageCell.summarize(bootstrap));
-        }
-        for (CellAccumulator c : cells.values()) {
-            summaries.add(c.summarize(bootstrap));
-        }
-        String line = description + " · full-cache NLL " + Units.fixed(fullNll / windows.size(), 4) + " nats/token";
-        return new EvalReport(line, summaries);
+        return EvalReport.summarize(
+                description, fullNll / windows.size(), bootstrap, full, storageCell, cells.values());
     }
 
     /** One teacher-forced run scored against the reference and against the true tokens. */

@@ -121,65 +121,21 @@ public final class SvgLineChart {
 
     private void axes(StringBuilder sb, Axis x, Axis y, double[] xTicks, double[] yTicks) {
         sb.append("  <g class=\"axes\" stroke=\"#000000\" stroke-width=\"1\">\n");
-        sb.append("    <line x1=\"")
-                .append(LEFT)
-                .append("\" y1=\"")
-                .append(HEIGHT - BOTTOM)
-                .append("\" x2=\"")
-                .append(WIDTH - RIGHT)
-                .append("\" y2=\"")
-                .append(HEIGHT - BOTTOM)
-                .append("\"/>\n");
-        sb.append("    <line x1=\"")
-                .append(LEFT)
-                .append("\" y1=\"")
-                .append(TOP)
-                .append("\" x2=\"")
-                .append(LEFT)
-                .append("\" y2=\"")
-                .append(HEIGHT - BOTTOM)
-                .append("\"/>\n");
+        line(sb, LEFT, HEIGHT - BOTTOM, WIDTH - RIGHT, HEIGHT - BOTTOM, "");
+        line(sb, LEFT, TOP, LEFT, HEIGHT - BOTTOM, "");
         sb.append("  </g>\n");
         sb.append("  <g class=\"x-ticks\" text-anchor=\"middle\">\n");
         for (double t : xTicks) {
             String px = num(x.px(t));
-            sb.append("    <line x1=\"")
-                    .append(px)
-                    .append("\" y1=\"")
-                    .append(HEIGHT - BOTTOM)
-                    .append("\" x2=\"")
-                    .append(px)
-                    .append("\" y2=\"")
-                    .append(HEIGHT - BOTTOM + 5)
-                    .append("\" stroke=\"#000000\"/>\n");
-            sb.append("    <text x=\"")
-                    .append(px)
-                    .append("\" y=\"")
-                    .append(HEIGHT - BOTTOM + 19)
-                    .append("\">")
-                    .append(label(t, xTicks))
-                    .append("</text>\n");
+            line(sb, px, HEIGHT - BOTTOM, px, HEIGHT - BOTTOM + 5, " stroke=\"#000000\"");
+            text(sb, px, HEIGHT - BOTTOM + 19, label(t, xTicks));
         }
         sb.append("  </g>\n");
         sb.append("  <g class=\"y-ticks\" text-anchor=\"end\">\n");
         for (double t : yTicks) {
             String py = num(y.px(t));
-            sb.append("    <line x1=\"")
-                    .append(LEFT)
-                    .append("\" y1=\"")
-                    .append(py)
-                    .append("\" x2=\"")
-                    .append(WIDTH - RIGHT)
-                    .append("\" y2=\"")
-                    .append(py)
-                    .append("\" stroke=\"#E0E0E0\"/>\n");
-            sb.append("    <text x=\"")
-                    .append(LEFT - 8)
-                    .append("\" y=\"")
-                    .append(num(y.px(t) + 4))
-                    .append("\">")
-                    .append(label(t, yTicks))
-                    .append("</text>\n");
+            line(sb, LEFT, py, WIDTH - RIGHT, py, " stroke=\"#E0E0E0\"");
+            text(sb, LEFT - 8, num(y.px(t) + 4), label(t, yTicks));
         }
         sb.append("  </g>\n");
         sb.append("  <text class=\"x-label\" x=\"")
@@ -262,19 +218,14 @@ public final class SvgLineChart {
             String color = COLORS[k % COLORS.length];
             String dash = DASHES[(k / COLORS.length) % DASHES.length];
             int y0 = TOP + 8 + k * 20;
-            sb.append("    <line x1=\"")
-                    .append(x0)
-                    .append("\" y1=\"")
-                    .append(y0)
-                    .append("\" x2=\"")
-                    .append(x0 + 24)
-                    .append("\" y2=\"")
-                    .append(y0)
-                    .append("\" stroke=\"")
-                    .append(color)
-                    .append("\" stroke-width=\"2\"")
-                    .append(dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\"")
-                    .append("/>\n");
+            line(
+                    sb,
+                    x0,
+                    y0,
+                    x0 + 24,
+                    y0,
+                    " stroke=\"" + color + "\" stroke-width=\"2\""
+                            + (dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\""));
             sb.append("    <circle cx=\"")
                     .append(x0 + 12)
                     .append("\" cy=\"")
@@ -282,15 +233,35 @@ public final class SvgLineChart {
                     .append("\" r=\"3.5\" fill=\"")
                     .append(color)
                     .append("\"/>\n");
-            sb.append("    <text x=\"")
-                    .append(x0 + 32)
-                    .append("\" y=\"")
-                    .append(y0 + 4)
-                    .append("\">")
-                    .append(escape(series.get(k).name()))
-                    .append("</text>\n");
+            text(sb, x0 + 32, y0 + 4, escape(series.get(k).name()));
         }
         sb.append("  </g>\n");
+    }
+
+    /** One {@code <line>} of a group: its ends, then {@code attributes} (each with its leading space). */
+    private static void line(StringBuilder sb, Object x1, Object y1, Object x2, Object y2, String attributes) {
+        sb.append("    <line x1=\"")
+                .append(x1)
+                .append("\" y1=\"")
+                .append(y1)
+                .append("\" x2=\"")
+                .append(x2)
+                .append("\" y2=\"")
+                .append(y2)
+                .append('"')
+                .append(attributes)
+                .append("/>\n");
+    }
+
+    /** One {@code <text>} of a group at (x, y); {@code content} is already escaped. */
+    private static void text(StringBuilder sb, Object x, Object y, String content) {
+        sb.append("    <text x=\"")
+                .append(x)
+                .append("\" y=\"")
+                .append(y)
+                .append("\">")
+                .append(content)
+                .append("</text>\n");
     }
 
     /** About five round tick values (1, 2, 2.5 or 5 × 10^k apart) covering [min, max]. */

@@ -14,12 +14,13 @@ import org.jacap.model.Model;
 import org.jacap.simd.Precision;
 import org.jacap.testing.Fixtures;
 import org.jacap.tokenizer.Tokenizer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The harness end to end on stories260K (trained, so its predictions on story text mean something). */
 class FidelityEvaluationTest {
+    @AutoClose
     private static Model model;
 
     @BeforeAll
@@ -27,17 +28,19 @@ class FidelityEvaluationTest {
         model = Model.load(Fixtures.model("stories260K.gguf"), new LoadOptions(1, Precision.F32, null));
     }
 
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
-        }
+    private static List<int[]> windows(FidelityEvaluation.Settings s, int count) {
+        return windows(3, s.windowLength(), count);
     }
 
-    private static List<int[]> windows(FidelityEvaluation.Settings s, int count) {
+    /** Two windows of five synthetic stories, as long as the decode settings' window. */
+    private static List<int[]> decodeWindows(DecodeEvaluation.Settings s) {
+        return windows(5, s.windowLength(), 2);
+    }
+
+    private static List<int[]> windows(int documents, int windowLength, int count) {
         Tokenizer tok = model.tokenizer();
         return TokenWindows.cut(
-                Documents.synthetic(3), t -> tok.encode(t, false, false), tok.bosId(), s.windowLength(), count);
+                Documents.synthetic(documents), t -> tok.encode(t, false, false), tok.bosId(), windowLength, count);
     }
 
     private static FidelityEvaluation.Settings settings(List<Double> ratios, List<Double> probeDepths) {
@@ -158,9 +161,7 @@ class FidelityEvaluationTest {
     @Test
     void decodeModeWithARoomyBudgetIsTheFullCacheAndATightOneLoses() {
         DecodeEvaluation.Settings roomy = new DecodeEvaluation.Settings(40, 70, 200, 20, 3);
-        Tokenizer tok = model.tokenizer();
-        List<int[]> w = TokenWindows.cut(
-                Documents.synthetic(5), t -> tok.encode(t, false, false), tok.bosId(), roomy.windowLength(), 2);
+        List<int[]> w = decodeWindows(roomy);
         EvalReport r = new DecodeEvaluation(model, roomy, EvalPolicy.parseList("tova")).run(w, "d", Progress.NONE);
         // no event ever fires: the same computation in other chunk sizes, so only float rounding differs
         assertThat(r.cells().get(1).meanKl().value()).isCloseTo(0, within(1e-9));
@@ -219,9 +220,7 @@ class FidelityEvaluationTest {
     @Test
     void decodeModeWithAStorageAddsItsRow() {
         DecodeEvaluation.Settings tight = new DecodeEvaluation.Settings(40, 70, 16, 20, 3);
-        Tokenizer tok = model.tokenizer();
-        List<int[]> w = TokenWindows.cut(
-                Documents.synthetic(5), t -> tok.encode(t, false, false), tok.bosId(), tight.windowLength(), 2);
+        List<int[]> w = decodeWindows(tight);
         DecodeEvaluation e = new DecodeEvaluation(model, tight, EvalPolicy.parseList("tova"), KvCacheTypes.DEFAULT);
         long[] progress = {0, 0};
         EvalReport r = e.run(w, "d", (done, total, what) -> {

@@ -48,32 +48,18 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
 
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
-        AttentionShape shape = layer.shape();
         QueryStatistics stats = layer.queries();
         AveragedRotation rotation = layer.requireRotation(name());
-        int d = shape.headDim();
-        int group = shape.groupSize();
+        int d = layer.shape().headDim();
         double[] mean = new double[d];
         double[] mu = new double[d];
-        double[][] s = new double[shape.kvHeads()][];
-        for (int g = 0; g < shape.kvHeads(); g++) {
-            HeadColumns cols = HeadColumns.of(layer.head(g));
-            int n = cols.n;
-            int from = ablation.firstScored(nSink, n);
-            int m = n - from;
-            s[g] = new double[n];
-            if (m == 0) {
-                continue;
-            }
+        return CapacityScores.score(layer, trace, ablation, nSink, epsilon, sinkBonus, (cols, from, m) -> {
             double[] keyNorm = cols.keyNormsSquared();
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < cols.n; i++) {
                 keyNorm[i] = Math.max(Math.sqrt(keyNorm[i]), 1e-12);
             }
             double[] cos = new double[m];
-            double[] w = new double[m];
-            double[] lev = new double[m];
-            int h0 = shape.firstQueryHead(g);
-            for (int h = h0; h < h0 + group; h++) {
+            return (h, w) -> {
                 stats.meanInto(h, mean);
                 rotation.apply(mean, mu);
                 double muNorm = Math.max(Math.sqrt(DoubleLanes.dotScalar(mu, 0, mu, 0, d)), 1e-12);
@@ -87,18 +73,11 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - maxLogit);
                 }
-                ablation.leverage(cols, from, m, w, epsilon, lev);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record("cos", h, cos.clone());
-                    trace.record("w", h, w.clone());
-                    trace.record("lev", h, lev.clone());
                 }
-                ablation.accumulateWeighted(s[g], lev, w, from, n, h - h0);
-            }
-            ablation.group().finish(s[g], from, n, group);
-        }
-        ProtectedScores.protectSinks(s, nSink, sinkBonus);
-        return s;
+            };
+        });
     }
 }

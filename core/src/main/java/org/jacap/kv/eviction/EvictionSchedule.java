@@ -323,14 +323,7 @@ public final class EvictionSchedule {
 
     /** Entries in the cache now, over all layers and KV heads. */
     public long entriesInUse() {
-        KvCache cache = state.kvCache();
-        long n = 0;
-        for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) {
-                n += cache.length(l, g);
-            }
-        }
-        return n;
+        return state.kvCache().entries();
     }
 
     /** Whether positions have gone past the model's trained context (quality may degrade there). */

@@ -98,10 +98,7 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
                     if (picked[i]) {
                         continue;
                     }
-                    double gain = 0;
-                    for (int k = 0; k < group; k++) {
-                        gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
-                    }
+                    double gain = gain(w, quad, h0, group, i);
                     if (gain > bestGain) {
                         bestGain = gain;
                         best = i;
@@ -132,14 +129,20 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
                 if (picked[i]) {
                     continue;
                 }
-                double gain = 0;
-                for (int k = 0; k < group; k++) {
-                    gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
-                }
+                double gain = gain(w, quad, h0, group, i);
                 s[g][from + i] = gain / (1.0 + gain);
             }
         }
         ProtectedScores.protectSinks(s, nSink, sinkBonus);
         return s;
+    }
+
+    /** Entry i's log-det gain summed over the group's query heads: {@code Σ_k log(1 + w_ki·q_ki)}. */
+    private static double gain(double[][] w, double[][] quad, int h0, int group, int i) {
+        double gain = 0;
+        for (int k = 0; k < group; k++) {
+            gain += Math.log1p(w[h0 + k][i] * Math.max(quad[k][i], 0.0));
+        }
+        return gain;
     }
 }

@@ -71,34 +71,20 @@ public record JacapScorer(
 
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
-        AttentionShape shape = layer.shape();
         QueryStatistics stats = layer.queries();
         AveragedRotation rotation = layer.requireRotation(name());
-        int d = shape.headDim();
-        int group = shape.groupSize();
+        int d = layer.shape().headDim();
         double logitScale = tau * Math.sqrt(d);
         double logD = divideByD ? Math.log(d) : 0.0;
         double[] mean = new double[d];
         double[] variance = new double[fullCovariance ? d * d : d];
         double[] mu = new double[d];
         double[] lambda = new double[fullCovariance ? d * d : d];
-        double[][] s = new double[shape.kvHeads()][];
-        for (int g = 0; g < shape.kvHeads(); g++) {
-            HeadColumns cols = HeadColumns.of(layer.head(g));
-            int n = cols.n;
-            int from = ablation.firstScored(nSink, n);
-            int m = n - from;
-            s[g] = new double[n];
-            if (m == 0) {
-                continue;
-            }
+        return CapacityScores.score(layer, trace, ablation, nSink, epsilon, sinkBonus, (cols, from, m) -> {
             double[] logAlpha = new double[m];
             double[] kappa = new double[m];
             double[] scratch = new double[m];
-            double[] w = new double[m];
-            double[] lev = new double[m];
-            int h0 = shape.firstQueryHead(g);
-            for (int h = h0; h < h0 + group; h++) {
+            return (h, w) -> {
                 stats.meanInto(h, mean);
                 rotation.apply(mean, mu);
                 if (fullCovariance) {
@@ -135,21 +121,14 @@ public record JacapScorer(
                 for (int i = 0; i < m; i++) {
                     w[i] = Math.exp(w[i] - shift);
                 }
-                ablation.leverage(cols, from, m, w, epsilon, lev);
                 if (trace.enabled()) {
                     trace.record("mu", h, mu.clone());
                     trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
                     trace.record("log_alpha", h, logAlpha.clone());
                     trace.record("kappa", h, kappa.clone());
-                    trace.record("w", h, w.clone());
-                    trace.record("lev", h, lev.clone());
                 }
-                ablation.accumulateWeighted(s[g], lev, w, from, n, h - h0);
-            }
-            ablation.group().finish(s[g], from, n, group);
-        }
-        ProtectedScores.protectSinks(s, nSink, sinkBonus);
-        return s;
+            };
+        });
     }
 
     /** {@code κ_i = Σ_a Λ_a k_{i,a}²}: the variance of entry i's logit under the query prior. */

@@ -145,12 +145,12 @@ public final class KvCompressor {
      */
     public CompressionResult compress(KvCache cache, EvictionObserver observer, long nextPosition, Budget budget) {
         long t0 = System.nanoTime();
-        long before = entries(cache);
+        long before = cache.entries();
         long scoring0 = scoringNanos;
         for (int l = 0; l < layers.size(); l++) {
             compressLayer(cache, l, statistics(observer, l), nextPosition, budget);
         }
-        long after = entries(cache);
+        long after = cache.entries();
         return new CompressionResult(
                 before,
                 after,
@@ -194,7 +194,7 @@ public final class KvCompressor {
         }
         long spent = System.nanoTime() - t0;
         scoringNanos += spent;
-        return new Ranking(scores, entries(cache), spent);
+        return new Ranking(scores, cache.entries(), spent);
     }
 
     /**
@@ -204,7 +204,7 @@ public final class KvCompressor {
      */
     public CompressionResult retain(KvCache cache, Ranking ranking, Budget budget) {
         long t0 = System.nanoTime();
-        long before = entries(cache);
+        long before = cache.entries();
         if (before != ranking.entries()) {
             throw new JacapException("the cache holds " + before + " entries, the ranking scored " + ranking.entries());
         }
@@ -221,7 +221,7 @@ public final class KvCompressor {
         }
         long spent = System.nanoTime() - t0;
         return new CompressionResult(
-                before, entries(cache), cache.bytesInUse(), cache.bytesAllocated(), ranking.nanos() + spent, spent);
+                before, cache.entries(), cache.bytesInUse(), cache.bytesAllocated(), ranking.nanos() + spent, spent);
     }
 
     /** Per layer, per KV head, per entry scores of one {@link #rank} call; {@code entries} over all heads. */
@@ -367,15 +367,5 @@ public final class KvCompressor {
             throw new JacapException("KV eviction needs equal key and value head sizes, got " + cache.keyDim() + " and "
                     + cache.valueDim());
         }
-    }
-
-    private static long entries(KvCache cache) {
-        long n = 0;
-        for (int l = 0; l < cache.layers(); l++) {
-            for (int g = 0; g < cache.kvHeads(); g++) {
-                n += cache.length(l, g);
-            }
-        }
-        return n;
     }
 }

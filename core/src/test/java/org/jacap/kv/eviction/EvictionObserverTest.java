@@ -10,7 +10,7 @@ import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.simd.Rope;
 import org.jacap.simd.RopeLayout;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -23,18 +23,13 @@ class EvictionObserverTest {
     private static final int LAYERS = 5;
     private static final int HQ = 8;
     private static final int D = 8;
+
+    @AutoClose
     private static Model model;
 
     @BeforeAll
     static void load() {
         model = StoriesModel.load(StoriesModel.STORIES);
-    }
-
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
-        }
     }
 
     /** Records every callback and passes it on. */

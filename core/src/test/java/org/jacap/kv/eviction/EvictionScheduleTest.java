@@ -10,7 +10,7 @@ import org.jacap.kv.KvCache;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.tokenizer.Tokenizer;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,7 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * positions and keys stay as computed, and the schedule is deterministic.
  */
 class EvictionScheduleTest {
+    @AutoClose
     private static Model model;
+
     private static Tokenizer tokenizer;
     private static int[] prompt;
     private static int[] longPrompt;
@@ -43,13 +45,6 @@ class EvictionScheduleTest {
             logits = model.forward(st, text, i, 1, false);
         }
         longPrompt = text;
-    }
-
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
-        }
     }
 
     private static EvictionSchedule schedule(EvictionSettings settings) {

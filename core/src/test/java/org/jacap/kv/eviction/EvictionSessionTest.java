@@ -28,7 +28,7 @@ import org.jacap.engine.SessionOptions;
 import org.jacap.engine.TokenListener;
 import org.jacap.sampling.SamplerConfig;
 import org.jacap.testing.Fixtures;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,18 +49,12 @@ class EvictionSessionTest {
             "tom", "ben", "park", "ball", "toy", "toys", "tree", "dog", "cat", "bird", "felt", "sad", "help", "let's",
             "are", "all", "up", "out", "once", "then", "back");
 
+    @AutoClose
     private static Engine engine;
 
     @BeforeAll
     static void load() throws IOException {
         engine = Engine.load(Fixtures.anyModel(StoriesModel.STORIES), new EngineOptions(1, ComputePrecision.F32, null));
-    }
-
-    @AfterAll
-    static void close() {
-        if (engine != null) {
-            engine.close();
-        }
     }
 
     static Stream<String> policies() {

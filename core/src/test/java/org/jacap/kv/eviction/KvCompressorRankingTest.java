@@ -7,25 +7,19 @@ import org.jacap.JacapException;
 import org.jacap.kv.KvCache;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Scoring once and cutting the ranking at each budget keeps exactly what one compress() per budget keeps. */
 class KvCompressorRankingTest {
+    @AutoClose
     private static Model model;
 
     @BeforeAll
     static void load() {
         model = StoriesModel.load(StoriesModel.STORIES);
-    }
-
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
-        }
     }
 
     @ParameterizedTest

@@ -10,7 +10,7 @@ import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 import org.jacap.simd.Rope;
 import org.jacap.simd.RopeLayout;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
  */
 class SlidingWindowEvictionTest {
     private static final int WINDOW = 32;
+
+    @AutoClose
     private static Model model;
+
     private static int[] prompt;
 
     @BeforeAll
@@ -30,13 +33,6 @@ class SlidingWindowEvictionTest {
         prompt = new int[60];
         for (int i = 0; i < prompt.length; i++) {
             prompt[i] = 1 + (i * 37 + 11) % 500;
-        }
-    }
-
-    @AfterAll
-    static void close() {
-        if (model != null) {
-            model.close();
         }
     }
 
