@@ -171,7 +171,16 @@ public final class EvictionPolicies {
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
-                (int) Math.min(FusedJacapScorer.UNBOUNDED, s.integer(d.reserve(), "reserve")));
+                reserve(s, d.reserve()));
+    }
+
+    /** {@code reserve=C} (entries, ≥ 0) or {@code reserve=all}. */
+    private static int reserve(Spec s, int fallback) {
+        if ("all".equalsIgnoreCase(s.values.get("reserve"))) {
+            s.take("reserve");
+            return FusedJacapScorer.UNBOUNDED;
+        }
+        return (int) Math.min(FusedJacapScorer.UNBOUNDED, s.integer(fallback, "reserve"));
     }
 
     private static KvScorer relevance(String name, int window) {

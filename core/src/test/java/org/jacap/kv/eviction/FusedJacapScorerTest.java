@@ -118,7 +118,13 @@ class FusedJacapScorerTest {
         FusedJacapScorer reserved = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,reserve=32");
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
-        assertThat(FusedJacapScorer.defaults().spec()).doesNotContain("reserve");
+        assertThat(FusedJacapScorer.defaults().spec()).contains("relevance=h2o", "share=0.5", "reserve=48");
+        FusedJacapScorer unbounded = (FusedJacapScorer) EvictionPolicies.scorer("jacap:reserve=all");
+        assertThat(unbounded.reserve()).isEqualTo(FusedJacapScorer.UNBOUNDED);
+        assertThat(EvictionPolicies.scorer(unbounded.spec())).isEqualTo(unbounded);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:reserve=some"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("must be an integer");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:reserve=-1"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("reserve must be >= 0");
