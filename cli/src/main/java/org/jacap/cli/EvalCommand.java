@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -275,7 +276,7 @@ final class EvalCommand implements Callable<Integer> {
                             + ", seed " + seed;
                     result = new DecodeEvaluation(m, decodeSettings, chosen, storage).run(windows, description, bar);
                 } else {
-                    List<Passkey.Trial> trials = new java.util.ArrayList<>();
+                    List<Passkey.Trial> trials = new ArrayList<>();
                     if (!noPasskey) {
                         Passkey passkey = new Passkey(t -> tokenizer.encode(t, false, false), bos);
                         for (int d = 0; d < windows.size(); d++) {
@@ -333,8 +334,8 @@ final class EvalCommand implements Callable<Integer> {
 
     /** {@code --from-csv}: the merged CSVs as a run would print and write them, named after the first file. */
     private int render(PrintWriter out) throws IOException {
-        List<String> names = new java.util.ArrayList<>();
-        List<String> texts = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
+        List<String> texts = new ArrayList<>();
         for (Path p : fromCsv) {
             names.add(p.toString());
             texts.add(Utf8Text.read(p, "CSV file"));

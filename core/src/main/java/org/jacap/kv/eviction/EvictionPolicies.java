@@ -171,16 +171,7 @@ public final class EvictionPolicies {
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
-                reserve(s, d.reserve()));
-    }
-
-    /** {@code reserve=C} (entries, ≥ 0) or {@code reserve=all}. */
-    private static int reserve(Spec s, int fallback) {
-        if ("all".equalsIgnoreCase(s.values.get("reserve"))) {
-            s.take("reserve");
-            return FusedJacapScorer.UNBOUNDED;
-        }
-        return (int) Math.min(FusedJacapScorer.UNBOUNDED, s.integer(fallback, "reserve"));
+                s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"));
     }
 
     private static KvScorer relevance(String name, int window) {
@@ -291,6 +282,26 @@ public final class EvictionPolicies {
             } catch (NumberFormatException e) {
                 throw new JacapException(
                         "parameter '" + keys[0] + "' of '" + text + "' must be a number, got '" + v + "'");
+            }
+        }
+
+        /**
+         * A count of entries, or {@code all} for {@code whenAll}; values beyond an int clamp (a negative
+         * one to -1, for the caller's range check).
+         */
+        int count(int fallback, int whenAll, String... keys) {
+            String v = take(keys);
+            if (v == null) {
+                return fallback;
+            }
+            if (v.equalsIgnoreCase("all")) {
+                return whenAll;
+            }
+            try {
+                return (int) Math.max(-1, Math.min(Integer.MAX_VALUE, Long.parseLong(v)));
+            } catch (NumberFormatException e) {
+                throw new JacapException(
+                        "parameter '" + keys[0] + "' of '" + text + "' must be an integer or 'all', got '" + v + "'");
             }
         }
 

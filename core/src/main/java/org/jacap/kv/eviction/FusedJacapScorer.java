@@ -51,15 +51,16 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
         }
     }
 
+    /** The default {@code reserve}: half of a budget up to 96 entries (docs/eviction.md). */
+    public static final int DEFAULT_RESERVE = 48;
+
     /**
      * Measured defaults (docs/eviction.md, 100 windows of both real models): H2O's accumulated
      * attention leads every budget, the paper's capacity ranking takes at most its best 48 entries
      * (half of a budget up to 96), 4 sinks, no recent window. Against TOVA as the relevance with half
-     * of every budget (the previous default) this halves the KL at 0.5 and keeps the passkey at 0.62
-     * where H2O alone keeps 0.17; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
+     * of every budget (the previous default) this halves Gemma 3's KL at 0.5 and keeps its passkey at 0.62
+     * at 0.9 where H2O alone keeps 0.17; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
      */
-    public static final int DEFAULT_RESERVE = 48;
-
     public static FusedJacapScorer defaults() {
         return new FusedJacapScorer(new ObservedAttentionScorer(), JacapScorer.defaults(), 0.5, 4, 0, DEFAULT_RESERVE);
     }
