@@ -125,10 +125,15 @@ final class ForwardPass {
     private void runChunk(InferenceState st, int[] tokens, int off, int n) {
         KvCache cache = st.kvCache();
         ensureWorkspace(n, cache.longestHead() + n);
+        int p0 = st.position();
+        embed(tokens, off, n, p0);
+        runBlocks(st, 0, n, p0);
+    }
+
+    /** The chunk's embeddings into ws.x and its RoPE tables. */
+    private void embed(int[] tokens, int off, int n, int p0) {
         Workspace w = ws;
         int embd = config.embeddingLength();
-        int p0 = st.position();
-
         WeightMatrix emb = weights.tokenEmbedding();
         MemorySegment embData = emb.data();
         for (int t = 0; t < n; t++) {
@@ -137,19 +142,77 @@ final class ForwardPass {
         if (config.embeddingScale() != 1f) {
             VectorOps.scale(w.x, 0, n * embd, config.embeddingScale());
         }
+        fillRopeTables(n, p0);
+    }
+
+    private void fillRopeTables(int n, int p0) {
         for (int r = 0; r < ropes.length; r++) {
             for (int t = 0; t < n; t++) {
-                ropes[r].fillTable(p0 + t, w.ropeTable(r, t));
+                ropes[r].fillTable(p0 + t, ws.ropeTable(r, t));
             }
         }
+    }
+
+    /** Blocks [from, blockCount) over the chunk in ws.x. */
+    private void runBlocks(InferenceState st, int from, int n, int p0) {
         ForwardObserver observer = st.observer();
-        for (int il = 0; il < config.blockCount(); il++) {
+        for (int il = from; il < config.blockCount(); il++) {
             attentionBlock(st, il, n, p0, observer);
             feedForwardBlock(il, n);
             if (observer != null) {
                 observer.onLayerEnd(il, p0, n);
             }
         }
+    }
+
+    /**
+     * See {@link Model#forwardPrefix}: runs blocks [0, layers) of one chunk on a copy of {@code st}
+     * (the state itself is not changed) and keeps what {@link #forwardFrom} needs.
+     */
+    BlockPrefix forwardPrefix(InferenceState st, int[] tokens, int off, int n, int layers) {
+        InferenceState scratch = st.copy();
+        KvCache cache = scratch.kvCache();
+        ensureWorkspace(n, cache.longestHead() + n);
+        int p0 = scratch.position();
+        embed(tokens, off, n, p0);
+        float[][] keys = new float[layers][];
+        float[][] values = new float[layers][];
+        int[][] lengthsBefore = new int[layers][config.headCountKv()];
+        for (int il = 0; il < layers; il++) {
+            LayerConfig l = config.layer(il);
+            for (int g = 0; g < l.headCountKv(); g++) {
+                lengthsBefore[il][g] = cache.length(il, g);
+            }
+            attentionBlock(scratch, il, n, p0, null);
+            keys[il] = Arrays.copyOf(ws.k, n * l.keyDim());
+            values[il] = Arrays.copyOf(ws.v, n * l.valueDim());
+            feedForwardBlock(il, n);
+        }
+        float[] hidden = Arrays.copyOf(ws.x, n * config.embeddingLength());
+        return new BlockPrefix(
+                config, p0, Arrays.copyOfRange(tokens, off, off + n), layers, hidden, keys, values, lengthsBefore);
+    }
+
+    /**
+     * See {@link Model#forwardFrom}: appends the prefix's keys and values to blocks [0, layers) of
+     * {@code st} as the full pass would, then runs the remaining blocks from its hidden rows.
+     */
+    float[] forwardFrom(InferenceState st, BlockPrefix prefix, boolean allLogits) {
+        int n = prefix.length();
+        int p0 = prefix.position;
+        KvCache cache = st.kvCache();
+        ensureWorkspace(n, cache.longestHead() + n);
+        System.arraycopy(prefix.hidden, 0, ws.x, 0, prefix.hidden.length);
+        fillRopeTables(n, p0);
+        for (int il = 0; il < prefix.layers; il++) {
+            appendChunk(cache, config.layer(il), n, p0, prefix.keys[il], prefix.values[il], null);
+        }
+        runBlocks(st, prefix.layers, n, p0);
+        int vocab = config.vocabSize();
+        float[] logits = new float[allLogits ? Math.multiplyExact(n, vocab) : vocab];
+        computeLogits(allLogits ? 0 : n - 1, allLogits ? n : 1, logits, 0);
+        st.advance(n);
+        return logits;
     }
 
     /**
@@ -196,19 +259,8 @@ final class ForwardPass {
         }
 
         KvCache cache = st.kvCache();
+        appendChunk(cache, l, n, p0, w.k, w.v, observer);
         for (int g = 0; g < l.headCountKv(); g++) {
-            if (l.isSliding()) {
-                // rows no query of this chunk or later can see leave before the chunk arrives
-                int dropped = cache.dropBefore(il, g, p0 - l.slidingWindow() + 1);
-                if (dropped > 0 && observer != null) {
-                    observer.onEntriesDropped(il, g, dropped, cache.length(il, g));
-                }
-            }
-            w.lengthBefore[g] = cache.length(il, g);
-            cache.reserve(il, g, n);
-            for (int t = 0; t < n; t++) {
-                cache.append(il, g, p0 + t, w.k, t * kDim + g * dk, w.v, t * vDim + g * dv);
-            }
             // f32 rows are read in place; the other types into a float scratch, once per layer and chunk
             int len = cache.length(il, g);
             boolean f32Keys = cache.types().keys() == KvStorage.F32;
@@ -231,6 +283,33 @@ final class ForwardPass {
         VectorOps.add(w.tmp, 0, w.x, 0, n * embd);
     }
 
+    /**
+     * The chunk's keys {@code k} and values {@code v} ({@code [n][kvDim]}) into block l's cache, after
+     * a sliding-window block drops the rows no query of this chunk or later can see; records each
+     * head's length before the chunk in ws.lengthBefore.
+     */
+    private void appendChunk(
+            KvCache cache, LayerConfig l, int n, int p0, float[] k, float[] v, ForwardObserver observer) {
+        int il = l.index();
+        int kDim = l.keyDim();
+        int vDim = l.valueDim();
+        int dk = l.keyLength();
+        int dv = l.valueLength();
+        for (int g = 0; g < l.headCountKv(); g++) {
+            if (l.isSliding()) {
+                int dropped = cache.dropBefore(il, g, p0 - l.slidingWindow() + 1);
+                if (dropped > 0 && observer != null) {
+                    observer.onEntriesDropped(il, g, dropped, cache.length(il, g));
+                }
+            }
+            ws.lengthBefore[g] = cache.length(il, g);
+            cache.reserve(il, g, n);
+            for (int t = 0; t < n; t++) {
+                cache.append(il, g, p0 + t, k, t * kDim + g * dk, v, t * vDim + g * dv);
+            }
+        }
+    }
+
     private void feedForwardBlock(int il, int n) {
         Workspace w = ws;
         FeedForwardWeights f = weights.layers().get(il).feedForward();
@@ -240,21 +319,42 @@ final class ForwardPass {
         RmsNorm.applyRows(w.x, 0, f.norm(), 0, embd, n, eps, w.xb, 0);
         matmul.multiply(f.gate(), w.xb, 0, n, w.gate, 0);
         matmul.multiply(f.up(), w.xb, 0, n, w.up, 0);
-        switch (config.activation()) {
-            case SILU -> Activations.swiglu(w.gate, 0, w.up, 0, n * ff);
-            case GELU_TANH -> {
-                if (matmul.precision() == Precision.NATIVE) {
-                    GeluTable.geglu(w.gate, 0, w.up, 0, n * ff);
-                } else {
-                    Activations.geglu(w.gate, 0, w.up, 0, n * ff);
-                }
-            }
+        // token rows on the pool threads: the same values as one serial call, since each row is whole
+        // vectors (ff a multiple of 16) or the kernel is elementwise (the GELU table)
+        if (n > 1 && pool != null && (ff % 16 == 0 || tableGelu())) {
+            pool.parallelFor(n, activationTask);
+        } else {
+            activate(0, n);
         }
         matmul.multiply(f.down(), w.gate, 0, n, w.tmp, 0);
         if (f.postNorm() != null) {
             RmsNorm.applyRows(w.tmp, 0, f.postNorm(), 0, embd, n, eps, w.tmp, 0);
         }
         VectorOps.add(w.tmp, 0, w.x, 0, n * embd);
+    }
+
+    private final ThreadPool.RangeTask activationTask = (from, to, worker) -> activate(from, to);
+
+    private boolean tableGelu() {
+        return config.activation() == FfnActivation.GELU_TANH && matmul.precision() == Precision.NATIVE;
+    }
+
+    /** gate ← act(gate)·up over the token rows [from, to). */
+    private void activate(int from, int to) {
+        Workspace w = ws;
+        int ff = config.feedForwardLength();
+        int o = from * ff;
+        int len = (to - from) * ff;
+        switch (config.activation()) {
+            case SILU -> Activations.swiglu(w.gate, o, w.up, o, len);
+            case GELU_TANH -> {
+                if (tableGelu()) {
+                    GeluTable.geglu(w.gate, o, w.up, o, len);
+                } else {
+                    Activations.geglu(w.gate, o, w.up, o, len);
+                }
+            }
+        }
     }
 
     /** out[t] = W·x[t] (+ bias) for t &lt; n. */

@@ -12,6 +12,7 @@ import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.ThreadPool;
+import org.jacap.simd.VectorOps;
 import org.jacap.tokenizer.Tokenizer;
 
 /**
@@ -201,6 +202,96 @@ public final class Model implements AutoCloseable {
      * Long inputs are processed in chunks of {@link #DEFAULT_CHUNK} tokens.
      */
     public synchronized float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+        checkCall(st, tokens, off, len);
+        if (st.chunkListener() == null) {
+            checkContext(st, len);
+        }
+        float[] logits;
+        try {
+            logits = pass.forward(st, tokens, off, len, allLogits);
+        } catch (InternalError e) {
+            throw unreadable(file, e);
+        }
+        checkFinite(logits, st.position());
+        return logits;
+    }
+
+    /**
+     * Runs blocks [0, {@code layers}) of one chunk {@code tokens[off, off+len)} at {@code st}'s next
+     * position, without changing {@code st}, for {@link #forwardFrom} to finish on several states.
+     * One chunk: {@code len} is at most {@link #maxChunk()}.
+     *
+     * @throws IllegalArgumentException for a bad range, {@code layers} outside [0, blocks] or a
+     *     chunk longer than {@link #maxChunk()}
+     */
+    public synchronized BlockPrefix forwardPrefix(InferenceState st, int[] tokens, int off, int len, int layers) {
+        checkCall(st, tokens, off, len);
+        if (layers < 0 || layers > config.blockCount()) {
+            throw new IllegalArgumentException(
+                    "a prefix of " + layers + " blocks; the model has " + config.blockCount());
+        }
+        if (len > pass.maxChunk()) {
+            throw new IllegalArgumentException(
+                    "a shared prefix is one chunk of at most " + pass.maxChunk() + " tokens, got " + len);
+        }
+        checkContext(st, len);
+        try {
+            return pass.forwardPrefix(st, tokens, off, len, layers);
+        } catch (InternalError e) {
+            throw unreadable(file, e);
+        }
+    }
+
+    /**
+     * Finishes {@code prefix} on {@code st}: the same logits and the same cache afterwards as
+     * {@link #forward forward(st, tokens, …)} of the prefix's tokens, provided blocks below
+     * {@link BlockPrefix#layers()} of {@code st} hold exactly the rows of the state the prefix was
+     * run on (a compressed copy whose compression left those blocks alone). Checked: the model, the
+     * position, and every head's length in those blocks.
+     *
+     * @throws IllegalArgumentException when the prefix was made for another model, position or
+     *     cache, or {@code st} has an observer or chunk listener (they would miss the shared blocks)
+     */
+    public synchronized float[] forwardFrom(InferenceState st, BlockPrefix prefix, boolean allLogits) {
+        if (closed) {
+            throw new IllegalStateException("model is closed");
+        }
+        Objects.requireNonNull(st, "state");
+        Objects.requireNonNull(prefix, "prefix");
+        if (st.config() != config || prefix.config != config) {
+            throw new IllegalArgumentException("this inference state or prefix belongs to another model");
+        }
+        if (st.position() != prefix.position) {
+            throw new IllegalArgumentException(
+                    "the prefix starts at position " + prefix.position + ", the state is at " + st.position());
+        }
+        for (int l = 0; l < prefix.layers; l++) {
+            for (int g = 0; g < config.headCountKv(); g++) {
+                if (st.kvCache().length(l, g) != prefix.lengthsBefore[l][g]) {
+                    throw new IllegalArgumentException("block " + l + ", KV head " + g + " holds "
+                            + st.kvCache().length(l, g) + " rows; the prefix was run on "
+                            + prefix.lengthsBefore[l][g]);
+                }
+            }
+        }
+        checkUnobserved(st);
+        checkContext(st, prefix.length());
+        float[] logits;
+        try {
+            logits = pass.forwardFrom(st, prefix, allLogits);
+        } catch (InternalError e) {
+            throw unreadable(file, e);
+        }
+        checkFinite(logits, st.position());
+        return logits;
+    }
+
+    /** Tokens one forward chunk holds at most (longer inputs are split into chunks of this). */
+    public int maxChunk() {
+        return pass.maxChunk();
+    }
+
+    private void checkCall(InferenceState st, int[] tokens, int off, int len) {
         if (closed) {
             throw new IllegalStateException("model is closed");
         }
@@ -218,17 +309,13 @@ public final class Model implements AutoCloseable {
                 throw new JacapException("token id " + tokens[i] + " is outside the vocabulary [0, " + vocab + ")");
             }
         }
-        if (st.chunkListener() == null) {
-            checkContext(st, len);
+    }
+
+    private static void checkUnobserved(InferenceState st) {
+        if (st.observer() != null || st.chunkListener() != null) {
+            throw new IllegalArgumentException(
+                    "a shared prefix runs without an observer or chunk listener (they would miss the shared blocks)");
         }
-        float[] logits;
-        try {
-            logits = pass.forward(st, tokens, off, len, allLogits);
-        } catch (InternalError e) {
-            throw unreadable(file, e);
-        }
-        checkFinite(logits, st.position());
-        return logits;
     }
 
     /**
@@ -236,6 +323,9 @@ public final class Model implements AutoCloseable {
      * would otherwise sample token 0 forever without a word.
      */
     private static void checkFinite(float[] logits, int position) {
+        if (VectorOps.allFinite(logits, 0, logits.length)) {
+            return;
+        }
         for (float v : logits) {
             if (!Float.isFinite(v)) {
                 throw new JacapException("the model computed a non-finite logit (" + v + ") before position " + position

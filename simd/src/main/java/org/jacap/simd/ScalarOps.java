@@ -79,6 +79,38 @@ public final class ScalarOps {
         return m;
     }
 
+    public static boolean allFinite(float[] x, int o, int n) {
+        Objects.checkFromIndexSize(o, n, x.length);
+        for (int i = 0; i < n; i++) {
+            if (!Float.isFinite(x[o + i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public static int argmax(float[] x, int o, int n) {
+        float m = max(x, o, n);
+        for (int i = 0; i < n; i++) {
+            float v = x[o + i];
+            if (v == m || (v != v && m != m)) {
+                return i;
+            }
+        }
+        return n == 0 ? -1 : 0;
+    }
+
+    public static double weightedDifference(float[] w, int wo, float[] a, int ao, float[] b, int bo, int n) {
+        Objects.checkFromIndexSize(wo, n, w.length);
+        Objects.checkFromIndexSize(ao, n, a.length);
+        Objects.checkFromIndexSize(bo, n, b.length);
+        double s = 0;
+        for (int i = 0; i < n; i++) {
+            s += w[wo + i] * ((double) a[ao + i] - b[bo + i]);
+        }
+        return s;
+    }
+
     public static double dot(double[] a, int ao, double[] b, int bo, int n) {
         Objects.checkFromIndexSize(ao, n, a.length);
         Objects.checkFromIndexSize(bo, n, b.length);

@@ -3,6 +3,7 @@ package org.jacap.simd;
 import java.util.Objects;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -205,7 +206,88 @@ public final class VectorOps {
         return m;
     }
 
-    private static DoubleVector widen(FloatVector h) {
+    /** Whether every x[o+i] is finite (no NaN, no infinity): 0·v is ±0 for finite v and NaN otherwise. */
+    public static boolean allFinite(float[] x, int o, int n) {
+        Objects.checkFromIndexSize(o, n, x.length);
+        int i = 0;
+        float s = 0f;
+        int bound = F_PREFERRED.loopBound(n);
+        if (bound > 0) {
+            FloatVector acc = FloatVector.zero(F_PREFERRED);
+            for (; i < bound; i += F_PREFERRED.length()) {
+                acc = acc.add(FloatVector.fromArray(F_PREFERRED, x, o + i).mul(0f));
+            }
+            s = acc.reduceLanes(VectorOperators.ADD);
+        }
+        for (; i < n; i++) {
+            s += x[o + i] * 0f;
+        }
+        return s == 0f;
+    }
+
+    /**
+     * The first index of the largest of x[o..o+n) (ties to the lowest index); with a NaN entry, the
+     * first NaN's index; 0 when every entry is −∞; −1 when n = 0.
+     */
+    public static int argmax(float[] x, int o, int n) {
+        float m = max(x, o, n);
+        int l = F_PREFERRED.length();
+        int i = 0;
+        if (!Float.isNaN(m)) {
+            FloatVector vm = FloatVector.broadcast(F_PREFERRED, m);
+            for (int bound = F_PREFERRED.loopBound(n); i < bound; i += l) {
+                VectorMask<Float> hit =
+                        FloatVector.fromArray(F_PREFERRED, x, o + i).eq(vm);
+                if (hit.anyTrue()) {
+                    return i + hit.firstTrue();
+                }
+            }
+        }
+        for (; i < n; i++) {
+            float v = x[o + i];
+            if (v == m || (v != v && m != m)) {
+                return i;
+            }
+        }
+        return n == 0 ? -1 : 0;
+    }
+
+    /**
+     * Σ w[wo+i]·(a[ao+i] − b[bo+i]) in double, every element widened first: the cross term of a KL
+     * divergence, Σ p (x − y), over a probability row and two logit rows.
+     */
+    public static double weightedDifference(float[] w, int wo, float[] a, int ao, float[] b, int bo, int n) {
+        Objects.checkFromIndexSize(wo, n, w.length);
+        Objects.checkFromIndexSize(ao, n, a.length);
+        Objects.checkFromIndexSize(bo, n, b.length);
+        int l = FH.length();
+        int i = 0;
+        double s = 0;
+        if (n >= l) {
+            DoubleVector acc0 = DoubleVector.zero(D_PREFERRED);
+            DoubleVector acc1 = DoubleVector.zero(D_PREFERRED);
+            for (; i <= n - 2 * l; i += 2 * l) {
+                DoubleVector d0 =
+                        widen(FloatVector.fromArray(FH, a, ao + i)).sub(widen(FloatVector.fromArray(FH, b, bo + i)));
+                DoubleVector d1 = widen(FloatVector.fromArray(FH, a, ao + i + l))
+                        .sub(widen(FloatVector.fromArray(FH, b, bo + i + l)));
+                acc0 = widen(FloatVector.fromArray(FH, w, wo + i)).fma(d0, acc0);
+                acc1 = widen(FloatVector.fromArray(FH, w, wo + i + l)).fma(d1, acc1);
+            }
+            for (; i <= n - l; i += l) {
+                DoubleVector d0 =
+                        widen(FloatVector.fromArray(FH, a, ao + i)).sub(widen(FloatVector.fromArray(FH, b, bo + i)));
+                acc0 = widen(FloatVector.fromArray(FH, w, wo + i)).fma(d0, acc0);
+            }
+            s = LaneSums.sum(acc0.add(acc1));
+        }
+        for (; i < n; i++) {
+            s += w[wo + i] * ((double) a[ao + i] - b[bo + i]);
+        }
+        return s;
+    }
+
+    static DoubleVector widen(FloatVector h) {
         return (DoubleVector) h.convertShape(VectorOperators.F2D, D_PREFERRED, 0);
     }
 

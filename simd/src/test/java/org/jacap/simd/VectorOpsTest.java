@@ -238,4 +238,92 @@ class VectorOpsTest {
         assertThatThrownBy(() -> VectorOps.syrkUpper(new double[2], 0, new double[5], 0, 2, 3, new double[9]))
                 .isInstanceOf(IndexOutOfBoundsException.class);
     }
+
+    @ParameterizedTest
+    @MethodSource("org.jacap.simd.TestData#sizes")
+    void argmaxIsTheFirstLargestLikeTheScalarTwin(int n) {
+        Random rnd = TestData.random(900 + n);
+        float[] x = padded(rnd, 2, n, 3, 5f);
+        for (int i = 0; i < 3; i++) {
+            x[2 + n + i] = 99f; // sentinels past the end are larger: never looked at
+        }
+        int v = VectorOps.argmax(x, 2, n);
+        assertThat(v).isEqualTo(ScalarOps.argmax(x, 2, n));
+        if (n == 0) {
+            assertThat(v).isEqualTo(-1);
+            return;
+        }
+        int best = 0;
+        for (int i = 1; i < n; i++) {
+            if (x[2 + i] > x[2 + best]) {
+                best = i;
+            }
+        }
+        assertThat(v).isEqualTo(best);
+        // a tie later in the row keeps the first; a tie in the tail against an earlier one too
+        x[2 + n - 1] = x[2 + best];
+        assertThat(VectorOps.argmax(x, 2, n)).isEqualTo(best);
+        x[2 + n - 1] = 6f;
+        assertThat(VectorOps.argmax(x, 2, n)).isEqualTo(n - 1).isEqualTo(ScalarOps.argmax(x, 2, n));
+    }
+
+    @Test
+    void argmaxOfMaskedAndNaNRows() {
+        float[] x = new float[41];
+        java.util.Arrays.fill(x, Float.NEGATIVE_INFINITY);
+        assertThat(VectorOps.argmax(x, 0, 41)).isZero();
+        x[40] = -1e30f;
+        assertThat(VectorOps.argmax(x, 0, 41)).isEqualTo(40).isEqualTo(ScalarOps.argmax(x, 0, 41));
+        x[7] = Float.NaN;
+        x[30] = Float.NaN;
+        assertThat(VectorOps.argmax(x, 0, 41)).isEqualTo(7).isEqualTo(ScalarOps.argmax(x, 0, 41));
+    }
+
+    @ParameterizedTest
+    @MethodSource("org.jacap.simd.TestData#sizes")
+    void weightedDifferenceMatchesScalarTwin(int n) {
+        Random rnd = TestData.random(1300 + n);
+        float[] a = padded(rnd, 1, n, 2, 20f);
+        float[] b = padded(rnd, 4, n, 1, 20f);
+        float[] w = new float[n + 3];
+        double abs = 0;
+        for (int i = 0; i < n; i++) {
+            w[3 + i] = rnd.nextFloat();
+            abs += w[3 + i] * Math.abs((double) a[1 + i] - b[4 + i]);
+        }
+        double v = VectorOps.weightedDifference(w, 3, a, 1, b, 4, n);
+        double s = ScalarOps.weightedDifference(w, 3, a, 1, b, 4, n);
+        assertThat(v).isCloseTo(s, org.assertj.core.data.Offset.offset(1e-14 * abs + 1e-300));
+        if (n > 0) {
+            assertThat(v).isNotZero();
+        }
+        assertThat(VectorOps.weightedDifference(w, 3, a, 1, a, 1, n)).isZero(); // a − a is exactly 0
+        assertThatThrownBy(() -> VectorOps.weightedDifference(w, 4, a, 1, b, 4, n))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
+    @ParameterizedTest
+    @MethodSource("org.jacap.simd.TestData#sizes")
+    void allFiniteFindsEveryNonFiniteEntryLikeTheScalarTwin(int n) {
+        Random rnd = TestData.random(1700 + n);
+        float[] x = padded(rnd, 2, n, 3, 1e30f);
+        x[0] = Float.NaN; // outside the range: ignored
+        x[2 + n] = Float.POSITIVE_INFINITY;
+        assertThat(VectorOps.allFinite(x, 2, n)).isTrue();
+        assertThat(ScalarOps.allFinite(x, 2, n)).isTrue();
+        for (float bad : new float[] {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+            for (int at : new int[] {0, n / 2, n - 1}) {
+                if (n == 0) {
+                    continue;
+                }
+                float[] y = x.clone();
+                y[2 + at] = bad;
+                assertThat(VectorOps.allFinite(y, 2, n)).as("%s at %d", bad, at).isFalse();
+                assertThat(ScalarOps.allFinite(y, 2, n)).isFalse();
+            }
+        }
+        float[] max = new float[n];
+        java.util.Arrays.fill(max, Float.MAX_VALUE); // finite, and so is their (unused) sum's 0·v
+        assertThat(VectorOps.allFinite(max, 0, n)).isTrue();
+    }
 }

@@ -19,6 +19,7 @@ import org.jacap.kv.eviction.KvCompressor;
 import org.jacap.kv.eviction.QueryStatistic;
 import org.jacap.kv.eviction.QueryStatistics;
 import org.jacap.kv.eviction.StatisticsSpec;
+import org.jacap.model.BlockPrefix;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 
@@ -332,6 +333,9 @@ public final class FidelityEvaluation {
         }
 
         List<Outcome> outcomes = new ArrayList<>();
+        // the blocks before the first global one are never compressed: run them once for every cell
+        int shared = forced <= model.maxChunk() ? leadingWindowedBlocks(evaluated.kvCache()) : 0;
+        BlockPrefix prefix = null;
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
             EvictionObserver observer = observers.get(groupOf[i]);
@@ -340,16 +344,30 @@ public final class FidelityEvaluation {
             KvCompressor compressor = KvCompressor.forModel(model, policy.forDocument(mass, settings.protection()));
             KvCompressor.Ranking ranking =
                     compressor.rank(prepared.kvCache(), observer == null ? null : observer.copy(), prepared.position());
+            if (prefix == null && shared > 0) {
+                // from a ranked copy: ranking drops the windowed blocks' dead rows, as in every cell
+                prefix = model.forwardPrefix(prepared, window, n, forced, shared);
+            }
             for (double r : settings.ratios()) {
                 InferenceState s = prepared.copy();
                 CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
-                float[] q = model.forward(s, window, n, forced, true);
+                float[] q =
+                        prefix == null ? model.forward(s, window, n, forced, true) : model.forwardFrom(s, prefix, true);
                 outcomes.add(compare(refs, q, window, n, forced, result.scoringNanos()));
                 progress.update(++done[0], total, what);
             }
         }
         return new DocumentRun(full, storageRun, outcomes);
+    }
+
+    /** Blocks before the first global-attention one: compression leaves them as they are. */
+    static int leadingWindowedBlocks(KvCache cache) {
+        int l = 0;
+        while (l < cache.layers() && cache.isWindowed(l)) {
+            l++;
+        }
+        return l;
     }
 
     /** The full-cache distributions of the {@code forced} teacher-forced positions, prepared once per run. */

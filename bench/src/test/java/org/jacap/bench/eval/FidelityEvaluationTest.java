@@ -164,7 +164,8 @@ class FidelityEvaluationTest {
         List<int[]> w = decodeWindows(roomy);
         EvalReport r = new DecodeEvaluation(model, roomy, EvalPolicy.parseList("tova")).run(w, "d", Progress.NONE);
         // no event ever fires: the same computation in other chunk sizes, so only float rounding differs
-        assertThat(r.cells().get(1).meanKl().value()).isCloseTo(0, within(1e-9));
+        // (and the normalisers' float exponentials, about 2 ulp: a floor near 1e-8 nats)
+        assertThat(r.cells().get(1).meanKl().value()).isCloseTo(0, within(1e-7));
         DecodeEvaluation.Settings tight = new DecodeEvaluation.Settings(40, 70, 16, 20, 3);
         EvalReport t =
                 new DecodeEvaluation(model, tight, EvalPolicy.parseList("tova,knorm")).run(w, "d", Progress.NONE);

@@ -67,7 +67,9 @@ class MetricsTest {
         TokenComparison.Reference ref = c.reference(x, 0);
         double textbook = textbookKl(x, y);
         assertThat(textbook).isBetween(1e-6, 1e-3);
-        assertThat(c.compare(ref, y, 0, 5).kl()).isCloseTo(textbook, within(1e-12));
+        // both normalisers sum float exponentials (about 2 ulp each, so a bound of 2.4e-7 nats); with
+        // errors that mostly cancel between the two nearly equal rows the difference is about 1e-9
+        assertThat(c.compare(ref, y, 0, 5).kl()).isCloseTo(textbook, within(1e-8));
         assertThat(c.compare(ref, x, 0, 5).kl()).isCloseTo(0, within(1e-14));
         assertThat(c.compare(ref, y, 0, 5)).isEqualTo(c.compare(x, 0, y, 0, 5));
     }
