@@ -85,10 +85,13 @@ final class ForwardPass {
         return maxChunk;
     }
 
-    /** See {@link Model#forward}; the caller has validated the arguments and the context. */
-    float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+    /**
+     * See {@link Model#forwardRows}: the logits of rows [firstRow, len); the caller has validated
+     * the arguments and the context.
+     */
+    float[] forward(InferenceState st, int[] tokens, int off, int len, int firstRow) {
         int vocab = config.vocabSize();
-        float[] logits = new float[allLogits ? Math.multiplyExact(len, vocab) : vocab];
+        float[] logits = new float[Math.multiplyExact(len - firstRow, vocab)];
         for (int done = 0; done < len; ) {
             int n = Math.min(maxChunk, len - done);
             ChunkListener listener = st.chunkListener();
@@ -96,12 +99,10 @@ final class ForwardPass {
                 listener.beforeChunk(st, n);
                 Model.checkContext(st, n);
             }
-            boolean last = done + n == len;
             runChunk(st, tokens, off + done, n);
-            if (allLogits) {
-                computeLogits(0, n, logits, done * vocab);
-            } else if (last) {
-                computeLogits(n - 1, 1, logits, 0);
+            int first = Math.max(0, firstRow - done); // this chunk's first row with logits
+            if (first < n) {
+                computeLogits(first, n - first, logits, (done + first - firstRow) * vocab);
             }
             st.advance(n);
             done += n;
@@ -197,7 +198,7 @@ final class ForwardPass {
      * See {@link Model#forwardFrom}: appends the prefix's keys and values to blocks [0, layers) of
      * {@code st} as the full pass would, then runs the remaining blocks from its hidden rows.
      */
-    float[] forwardFrom(InferenceState st, BlockPrefix prefix, boolean allLogits) {
+    float[] forwardFrom(InferenceState st, BlockPrefix prefix, int firstRow) {
         int n = prefix.length();
         int p0 = prefix.position;
         KvCache cache = st.kvCache();
@@ -209,8 +210,8 @@ final class ForwardPass {
         }
         runBlocks(st, prefix.layers, n, p0);
         int vocab = config.vocabSize();
-        float[] logits = new float[allLogits ? Math.multiplyExact(n, vocab) : vocab];
-        computeLogits(allLogits ? 0 : n - 1, allLogits ? n : 1, logits, 0);
+        float[] logits = new float[Math.multiplyExact(n - firstRow, vocab)];
+        computeLogits(firstRow, n - firstRow, logits, 0);
         st.advance(n);
         return logits;
     }

@@ -201,14 +201,28 @@ public final class Model implements AutoCloseable {
      * ({@code [len * vocab]}, token i at {@code i * vocab}). The returned array is the caller's.
      * Long inputs are processed in chunks of {@link #DEFAULT_CHUNK} tokens.
      */
-    public synchronized float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+    public float[] forward(InferenceState st, int[] tokens, int off, int len, boolean allLogits) {
+        return forwardRows(st, tokens, off, len, allLogits ? 0 : len - 1);
+    }
+
+    /**
+     * The same, returning the logits of the tokens {@code [firstRow, len)} only
+     * ({@code [(len − firstRow) * vocab]}): a caller that scores the last few tokens of a
+     * teacher-forced run skips the output product of the others (262k rows on Gemma 3). Two or more
+     * rows are the same floats as those rows of the all-logits pass; one row takes the matrix ×
+     * vector product (as the last-logits pass does) and agrees with them to float rounding.
+     *
+     * @throws IllegalArgumentException when {@code firstRow} is outside [0, len)
+     */
+    public synchronized float[] forwardRows(InferenceState st, int[] tokens, int off, int len, int firstRow) {
         checkCall(st, tokens, off, len);
+        checkFirstRow(firstRow, len);
         if (st.chunkListener() == null) {
             checkContext(st, len);
         }
         float[] logits;
         try {
-            logits = pass.forward(st, tokens, off, len, allLogits);
+            logits = pass.forward(st, tokens, off, len, firstRow);
         } catch (InternalError e) {
             throw unreadable(file, e);
         }
@@ -243,8 +257,9 @@ public final class Model implements AutoCloseable {
     }
 
     /**
-     * Finishes {@code prefix} on {@code st}: the same logits and the same cache afterwards as
-     * {@link #forward forward(st, tokens, …)} of the prefix's tokens, provided blocks below
+     * Finishes {@code prefix} on {@code st}: the same logits (of the tokens [firstRow, length), as
+     * {@link #forwardRows}) and the same cache afterwards as the forward pass of the prefix's
+     * tokens on {@code st}, provided blocks below
      * {@link BlockPrefix#layers()} of {@code st} hold exactly the rows of the state the prefix was
      * run on (a compressed copy whose compression left those blocks alone). Checked: the model, the
      * position, and every head's length in those blocks.
@@ -252,7 +267,7 @@ public final class Model implements AutoCloseable {
      * @throws IllegalArgumentException when the prefix was made for another model, position or
      *     cache, or {@code st} has an observer or chunk listener (they would miss the shared blocks)
      */
-    public synchronized float[] forwardFrom(InferenceState st, BlockPrefix prefix, boolean allLogits) {
+    public synchronized float[] forwardFrom(InferenceState st, BlockPrefix prefix, int firstRow) {
         if (closed) {
             throw new IllegalStateException("model is closed");
         }
@@ -274,11 +289,12 @@ public final class Model implements AutoCloseable {
                 }
             }
         }
+        checkFirstRow(firstRow, prefix.length());
         checkUnobserved(st);
         checkContext(st, prefix.length());
         float[] logits;
         try {
-            logits = pass.forwardFrom(st, prefix, allLogits);
+            logits = pass.forwardFrom(st, prefix, firstRow);
         } catch (InternalError e) {
             throw unreadable(file, e);
         }
@@ -308,6 +324,12 @@ public final class Model implements AutoCloseable {
             if (tokens[i] < 0 || tokens[i] >= vocab) {
                 throw new JacapException("token id " + tokens[i] + " is outside the vocabulary [0, " + vocab + ")");
             }
+        }
+    }
+
+    private static void checkFirstRow(int firstRow, int len) {
+        if (firstRow < 0 || firstRow >= len) {
+            throw new IllegalArgumentException("logits from token " + firstRow + " of " + len);
         }
     }
 

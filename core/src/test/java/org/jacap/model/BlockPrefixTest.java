@@ -97,7 +97,7 @@ class BlockPrefixTest {
             InferenceState plain = compressedCopy(base, stride);
             InferenceState shortcut = compressedCopy(base, stride);
             float[] expected = model.forward(plain, PROMPT, CONTEXT, CHUNK, true);
-            float[] actual = model.forwardFrom(shortcut, prefix, true);
+            float[] actual = model.forwardFrom(shortcut, prefix, 0);
             assertThat(actual).as("stride %d", stride).containsExactly(expected);
             assertThat(shortcut.position()).isEqualTo(plain.position());
             assertSameCache(plain.kvCache(), shortcut.kvCache());
@@ -106,10 +106,12 @@ class BlockPrefixTest {
                     .containsExactly(model.forward(plain, PROMPT, CONTEXT + CHUNK - 1, 1, false));
         }
         // the last logits only, and a prefix of no blocks (the whole pass from the embeddings)
-        assertThat(model.forwardFrom(base.copy(), prefix, false))
+        assertThat(model.forwardFrom(base.copy(), prefix, CHUNK - 1))
                 .containsExactly(model.forward(base.copy(), PROMPT, CONTEXT, CHUNK, false));
+        assertThat(model.forwardFrom(base.copy(), prefix, 3))
+                .containsExactly(model.forwardRows(base.copy(), PROMPT, CONTEXT, CHUNK, 3));
         BlockPrefix none = model.forwardPrefix(base, PROMPT, CONTEXT, CHUNK, 0);
-        assertThat(model.forwardFrom(compressedCopy(base, 2), none, true))
+        assertThat(model.forwardFrom(compressedCopy(base, 2), none, 0))
                 .containsExactly(model.forward(compressedCopy(base, 2), PROMPT, CONTEXT, CHUNK, true));
     }
 
@@ -120,19 +122,19 @@ class BlockPrefixTest {
         BlockPrefix prefix = model.forwardPrefix(base, PROMPT, CONTEXT, CHUNK, shared);
         InferenceState later = base.copy();
         model.forward(later, PROMPT, CONTEXT, 1, false);
-        assertThatThrownBy(() -> model.forwardFrom(later, prefix, true))
+        assertThatThrownBy(() -> model.forwardFrom(later, prefix, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the prefix starts at position 40, the state is at 41");
         // a copy whose shared blocks were compressed is not what the prefix ran on
         InferenceState changed = base.copy();
         KvCache cache = changed.kvCache();
         cache.retain(0, 0, IntStream.range(1, cache.length(0, 0)).toArray());
-        assertThatThrownBy(() -> model.forwardFrom(changed, prefix, true))
+        assertThatThrownBy(() -> model.forwardFrom(changed, prefix, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("block 0, KV head 0 holds ");
         InferenceState observed = base.copy();
         observed.setObserver(new org.jacap.kv.ForwardObserver() {});
-        assertThatThrownBy(() -> model.forwardFrom(observed, prefix, true))
+        assertThatThrownBy(() -> model.forwardFrom(observed, prefix, 0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("without an observer");
         assertThatThrownBy(() -> model.forwardPrefix(

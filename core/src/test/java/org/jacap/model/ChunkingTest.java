@@ -65,6 +65,36 @@ class ChunkingTest {
     }
 
     @Test
+    void logitsOfTheLastRowsAreThoseRowsOfAllLogitsAcrossChunks() throws IOException {
+        try (Model model = Model.load(Fixtures.anyModel("stories260K.gguf"), new LoadOptions(2, Precision.F32, null))) {
+            int vocab = model.config().vocabSize();
+            int n = Model.DEFAULT_CHUNK + 8; // two chunks: rows 515.. lie in the second
+            int[] tokens = new int[n];
+            for (int i = 0; i < n; i++) {
+                tokens[i] = PROMPT[i % PROMPT.length];
+            }
+            float[] all = model.forward(model.newState(n), tokens, 0, n, true);
+            for (int first : new int[] {0, 200, Model.DEFAULT_CHUNK - 3, Model.DEFAULT_CHUNK + 3}) {
+                float[] tail = model.forwardRows(model.newState(n), tokens, 0, n, first);
+                assertThat(tail).hasSize((n - first) * vocab);
+                // each logit row is its own products over the same hidden row: equal to the bit
+                assertThat(tail)
+                        .as("from %d", first)
+                        .containsExactly(java.util.Arrays.copyOfRange(all, first * vocab, n * vocab));
+            }
+            // one row takes the matrix x vector product, as the last-logits pass: float rounding only
+            float[] last = model.forwardRows(model.newState(n), tokens, 0, n, n - 1);
+            assertThat(last).containsExactly(model.forward(model.newState(n), tokens, 0, n, false));
+            assertThat(maxAbsDiff(last, java.util.Arrays.copyOfRange(all, (n - 1) * vocab, n * vocab)))
+                    .isLessThanOrEqualTo(1e-4);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> model.forwardRows(model.newState(n), tokens, 0, 4, 4))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("logits from token 4 of 4");
+        }
+    }
+
+    @Test
     void lastLogitsAreTheLastRowOfAllLogits() throws IOException {
         try (Model model = Model.load(Fixtures.anyModel("stories260K.gguf"), new LoadOptions(2, Precision.F32, null))) {
             int vocab = model.config().vocabSize();

@@ -1,7 +1,6 @@
 package org.jacap.bench.eval;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -222,31 +221,45 @@ public final class FidelityEvaluation {
             String what = "document " + (d + 1) + "/" + windows.size();
             progress.update(done[0], total, what);
             DocumentRun fidelity =
-                    runDocument(windows.get(d), settings.continuationTokens(), done, total, what, progress);
+                    runDocument(windows.get(d), settings.continuationTokens(), 0, done, total, what, progress);
             List<DocumentRun> probes = new ArrayList<>();
             for (int k = 0; k < settings.probeDepths().size(); k++) {
                 int[] probeWindow = probeWindow(windows.get(d), probeVocabulary, d, k);
-                probes.add(
-                        runDocument(probeWindow, settings.probeSpan() - 1, done, total, what + " (probe)", progress));
+                // input S[prompt−1] predicts S[prompt], the first scored token
+                probes.add(runDocument(
+                        probeWindow,
+                        settings.probeSpan() - 1,
+                        settings.probePrompt() - 1,
+                        done,
+                        total,
+                        what + " (probe)",
+                        progress));
             }
             DocumentRun passkey = null;
             Passkey.Trial trial = passkeys.isEmpty() ? null : passkeys.get(d);
             if (trial != null) {
                 int[] t = trial.tokens();
-                passkey = runDocument(t, t.length - trial.context() - 1, done, total, what + " (passkey)", progress);
+                passkey = runDocument(
+                        t,
+                        t.length - trial.context() - 1,
+                        trial.answerFrom(),
+                        done,
+                        total,
+                        what + " (passkey)",
+                        progress);
             }
             fullNll += fidelity.full().meanNll();
             full.add(
                     fidelity.full().fidelity(),
                     probeOf(probes, FULL),
-                    passkeyOf(passkey, trial, FULL),
+                    passkeyOf(passkey, FULL),
                     settings.contextTokens(),
                     0);
             if (storageCell != null) {
                 storageCell.add(
                         fidelity.storage().fidelity(),
                         probeOf(probes, STORAGE),
-                        passkeyOf(passkey, trial, STORAGE),
+                        passkeyOf(passkey, STORAGE),
                         settings.contextTokens(),
                         0);
             }
@@ -258,7 +271,7 @@ public final class FidelityEvaluation {
                             .add(
                                     o.fidelity(),
                                     probeOf(probes, cell),
-                                    passkeyOf(passkey, trial, cell),
+                                    passkeyOf(passkey, cell),
                                     settings.kept(r),
                                     o.scoringNanos());
                     cell++;
@@ -292,9 +305,12 @@ public final class FidelityEvaluation {
 
     /**
      * Prefills {@code window[0..n)}, then teacher-forces the next {@code forced} tokens on the full
-     * cache and on every compressed copy; the targets are the tokens that follow each input.
+     * cache and on every compressed copy; the targets are the tokens that follow each input. Only the
+     * inputs from {@code scoredFrom} on are scored (the retrieval tasks score their answers): the
+     * others skip the output product.
      */
-    private DocumentRun runDocument(int[] window, int forced, long[] done, long total, String what, Progress progress) {
+    private DocumentRun runDocument(
+            int[] window, int forced, int scoredFrom, long[] done, long total, String what, Progress progress) {
         int n = settings.contextTokens();
         InferenceState base = model.newState(window.length);
         // the state the policies compress: the f32 prefill itself, or a second prefill into the storage
@@ -315,20 +331,20 @@ public final class FidelityEvaluation {
 
         InferenceState reference = base.copy();
         EvictionObserver attention = KvCompressor.observe(model, reference, ATTENTION);
-        float[] p = model.forward(reference, window, n, forced, true);
+        float[] p = model.forwardRows(reference, window, n, forced, scoredFrom);
         reference.setObserver(null);
         QueryStatistics[] perLayer = new QueryStatistics[attention.layers()];
         for (int l = 0; l < perLayer.length; l++) {
             perLayer[l] = attention.statistics(l);
         }
         FutureAttentionMass mass = FutureAttentionMass.fromStatistics(perLayer, n);
-        TokenComparison.Reference[] refs = references(p, forced);
-        Outcome full = compare(refs, p, window, n, forced, 0);
+        TokenComparison.Reference[] refs = references(p, forced - scoredFrom);
+        Outcome full = compare(refs, p, window, n + scoredFrom, 0);
         progress.update(++done[0], total, what);
         Outcome storageRun = null;
         if (stored()) {
-            float[] q = model.forward(evaluated.copy(), window, n, forced, true);
-            storageRun = compare(refs, q, window, n, forced, 0);
+            float[] q = model.forwardRows(evaluated.copy(), window, n, forced, scoredFrom);
+            storageRun = compare(refs, q, window, n + scoredFrom, 0);
             progress.update(++done[0], total, what);
         }
 
@@ -352,9 +368,10 @@ public final class FidelityEvaluation {
                 InferenceState s = prepared.copy();
                 CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
                 checkBudget(s.kvCache(), settings.kept(r), policy.name());
-                float[] q =
-                        prefix == null ? model.forward(s, window, n, forced, true) : model.forwardFrom(s, prefix, true);
-                outcomes.add(compare(refs, q, window, n, forced, result.scoringNanos()));
+                float[] q = prefix == null
+                        ? model.forwardRows(s, window, n, forced, scoredFrom)
+                        : model.forwardFrom(s, prefix, scoredFrom);
+                outcomes.add(compare(refs, q, window, n + scoredFrom, result.scoringNanos()));
                 progress.update(++done[0], total, what);
             }
         }
@@ -370,11 +387,11 @@ public final class FidelityEvaluation {
         return l;
     }
 
-    /** The full-cache distributions of the {@code forced} teacher-forced positions, prepared once per run. */
-    private TokenComparison.Reference[] references(float[] p, int forced) {
+    /** The full-cache distributions of the {@code scored} teacher-forced positions, prepared once per run. */
+    private TokenComparison.Reference[] references(float[] p, int scored) {
         TokenComparison comparison = new TokenComparison(vocab);
-        TokenComparison.Reference[] refs = new TokenComparison.Reference[forced];
-        model.parallelFor(forced, (from, to, worker) -> {
+        TokenComparison.Reference[] refs = new TokenComparison.Reference[scored];
+        model.parallelFor(scored, (from, to, worker) -> {
             for (int j = from; j < to; j++) {
                 refs[j] = comparison.reference(p, j * vocab);
             }
@@ -382,26 +399,30 @@ public final class FidelityEvaluation {
         return refs;
     }
 
-    private Outcome compare(
-            TokenComparison.Reference[] p, float[] q, int[] window, int n, int forced, long scoringNanos) {
+    /**
+     * Scores one run's logit rows against the references; row j is the input at window position
+     * {@code first + j}, whose target is the token after it.
+     */
+    private Outcome compare(TokenComparison.Reference[] p, float[] q, int[] window, int first, long scoringNanos) {
+        int scored = p.length;
         TokenComparison comparison = new TokenComparison(vocab);
-        TokenComparison.Score[] scores = new TokenComparison.Score[forced];
+        TokenComparison.Score[] scores = new TokenComparison.Score[scored];
         // positions are independent: each thread fills its own slots, the sums below run in order
-        model.parallelFor(forced, (from, to, worker) -> {
+        model.parallelFor(scored, (from, to, worker) -> {
             for (int j = from; j < to; j++) {
-                scores[j] = comparison.compare(p[j], q, j * vocab, window[n + j + 1]);
+                scores[j] = comparison.compare(p[j], q, j * vocab, window[first + j + 1]);
             }
         });
-        boolean[] hits = new boolean[forced];
-        double[] logProbs = new double[forced];
+        boolean[] hits = new boolean[scored];
+        double[] logProbs = new double[scored];
         double nll = 0;
-        for (int j = 0; j < forced; j++) {
-            int target = window[n + j + 1];
+        for (int j = 0; j < scored; j++) {
+            int target = window[first + j + 1];
             hits[j] = scores[j].compressedTop1() == target;
             logProbs[j] = -scores[j].nllCompressed();
             nll += scores[j].nllFull();
         }
-        return new Outcome(DocumentFidelity.of(List.of(scores)), hits, logProbs, nll / forced, scoringNanos);
+        return new Outcome(DocumentFidelity.of(List.of(scores)), hits, logProbs, nll / scored, scoringNanos);
     }
 
     /**
@@ -429,28 +450,20 @@ public final class FidelityEvaluation {
             return null;
         }
         List<ProbeScore> perDepth = new ArrayList<>();
-        int from = settings.probePrompt() - 1; // input S[prompt−1] predicts S[prompt], the first scored token
         for (DocumentRun run : probes) {
-            Outcome o = run.get(cell);
-            boolean[] hits = o.top1Hits();
-            double[] lp = o.targetLogProbs();
-            perDepth.add(ProbeScore.of(
-                    Arrays.copyOfRange(hits, from, hits.length), Arrays.copyOfRange(lp, from, lp.length)));
+            Outcome o = run.get(cell); // scored from the first span token after the prompt
+            perDepth.add(ProbeScore.of(o.top1Hits(), o.targetLogProbs()));
         }
         return ProbeScore.mean(perDepth);
     }
 
     /** The passkey answer's score in one cell (as {@link #probeOf}); null without the task. */
-    private static ProbeScore passkeyOf(DocumentRun run, Passkey.Trial trial, int cell) {
+    private static ProbeScore passkeyOf(DocumentRun run, int cell) {
         if (run == null) {
             return null;
         }
-        Outcome o = run.get(cell);
-        boolean[] hits = o.top1Hits();
-        double[] lp = o.targetLogProbs();
-        return ProbeScore.of(
-                Arrays.copyOfRange(hits, trial.answerFrom(), hits.length),
-                Arrays.copyOfRange(lp, trial.answerFrom(), lp.length));
+        Outcome o = run.get(cell); // scored from the input whose target is the first answer token
+        return ProbeScore.of(o.top1Hits(), o.targetLogProbs());
     }
 
     /**
