@@ -94,6 +94,27 @@ class FusedJacapScorerTest {
     }
 
     @Test
+    void whereTheReserveBindsTheShareDoesNotChangeWhatIsKept() {
+        // 60 entries, a reserve of 5: capacity's 5 fit every budget from 5/(1 − share) up, whatever the
+        // share, so the default's 0.635 keeps what 0.5 kept there and differs only below
+        int reserve = 5;
+        double[][] half = new FusedJacapScorer(relevance, capacity, 0.5, 0, 0, reserve).score(snapshot);
+        double[][] more = new FusedJacapScorer(relevance, capacity, 0.635, 0, 0, reserve).score(snapshot);
+        int differing = 0;
+        for (int g = 0; g < 2; g++) {
+            for (int k = 1; k <= 60; k++) {
+                boolean same = Arrays.equals(top(half[g], k), top(more[g], k));
+                if (k >= 2 * reserve / (1 - 0.635)) {
+                    assertThat(same).as("head %d, k=%d", g, k).isTrue();
+                } else if (!same) {
+                    differing++;
+                }
+            }
+        }
+        assertThat(differing).isPositive();
+    }
+
+    @Test
     void sinksAndRecentEntriesComeFirst() {
         double[][] s = new FusedJacapScorer(relevance, capacity, 0.5, 4, 8).score(snapshot);
         for (double[] row : s) {
@@ -120,7 +141,7 @@ class FusedJacapScorerTest {
         FusedJacapScorer reserved = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,reserve=32");
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
-        assertThat(FusedJacapScorer.defaults().spec()).contains("relevance=h2o", "share=0.5", "reserve=48");
+        assertThat(FusedJacapScorer.defaults().spec()).contains("relevance=h2o", "share=0.635", "reserve=48");
         FusedJacapScorer unbounded = (FusedJacapScorer) EvictionPolicies.scorer("jacap:reserve=all");
         assertThat(unbounded.reserve()).isEqualTo(FusedJacapScorer.UNBOUNDED);
         assertThat(EvictionPolicies.scorer(unbounded.spec())).isEqualTo(unbounded);
