@@ -90,14 +90,18 @@ public final class ScalarOps {
     }
 
     public static int argmax(float[] x, int o, int n) {
-        float m = max(x, o, n);
-        for (int i = 0; i < n; i++) {
+        return firstOf(x, o, 0, n, max(x, o, n));
+    }
+
+    /** The first i in [from, n) with x[o+i] = m (a NaN m matching the first NaN); −1 when there is none. */
+    static int firstOf(float[] x, int o, int from, int n, float m) {
+        for (int i = from; i < n; i++) {
             float v = x[o + i];
             if (v == m || (v != v && m != m)) {
                 return i;
             }
         }
-        return n == 0 ? -1 : 0;
+        return -1;
     }
 
     public static double weightedDifference(float[] w, int wo, float[] a, int ao, float[] b, int bo, int n) {

@@ -243,13 +243,7 @@ public final class VectorOps {
                 }
             }
         }
-        for (; i < n; i++) {
-            float v = x[o + i];
-            if (v == m || (v != v && m != m)) {
-                return i;
-            }
-        }
-        return n == 0 ? -1 : 0;
+        return ScalarOps.firstOf(x, o, i, n, m);
     }
 
     /**
