@@ -164,6 +164,18 @@ public final class KvCache {
         return windowRows[layer] > 0;
     }
 
+    /**
+     * Layers before the first global-attention one: eviction never touches them, so compressed
+     * copies of one cache agree there (an evaluation runs those blocks once for all of them).
+     */
+    public int leadingWindowedLayers() {
+        int l = 0;
+        while (l < layers && isWindowed(l)) {
+            l++;
+        }
+        return l;
+    }
+
     private int layerMax(int layer) {
         return windowRows[layer] > 0 ? windowRows[layer] : maxCapacity;
     }

@@ -13,7 +13,7 @@ package org.jacap.model;
 public final class BlockPrefix {
     final ModelConfig config;
     final int position;
-    final int[] tokens;
+    final int length;
     final int layers;
     /** {@code [tokens][embedding]}: the residual stream entering block {@code layers}. */
     final float[] hidden;
@@ -27,7 +27,7 @@ public final class BlockPrefix {
     BlockPrefix(
             ModelConfig config,
             int position,
-            int[] tokens,
+            int length,
             int layers,
             float[] hidden,
             float[][] keys,
@@ -35,7 +35,7 @@ public final class BlockPrefix {
             int[][] lengthsBefore) {
         this.config = config;
         this.position = position;
-        this.tokens = tokens;
+        this.length = length;
         this.layers = layers;
         this.hidden = hidden;
         this.keys = keys;
@@ -50,7 +50,7 @@ public final class BlockPrefix {
 
     /** Tokens in the chunk. */
     public int length() {
-        return tokens.length;
+        return length;
     }
 
     /** Blocks already run: {@link Model#forwardFrom} starts at this one. */

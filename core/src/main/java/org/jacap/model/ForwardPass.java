@@ -190,8 +190,7 @@ final class ForwardPass {
             feedForwardBlock(il, n);
         }
         float[] hidden = Arrays.copyOf(ws.x, n * config.embeddingLength());
-        return new BlockPrefix(
-                config, p0, Arrays.copyOfRange(tokens, off, off + n), layers, hidden, keys, values, lengthsBefore);
+        return new BlockPrefix(config, p0, n, layers, hidden, keys, values, lengthsBefore);
     }
 
     /**

@@ -268,13 +268,10 @@ public final class Model implements AutoCloseable {
      *     cache, or {@code st} has an observer or chunk listener (they would miss the shared blocks)
      */
     public synchronized float[] forwardFrom(InferenceState st, BlockPrefix prefix, int firstRow) {
-        if (closed) {
-            throw new IllegalStateException("model is closed");
-        }
-        Objects.requireNonNull(st, "state");
+        checkState(st);
         Objects.requireNonNull(prefix, "prefix");
-        if (st.config() != config || prefix.config != config) {
-            throw new IllegalArgumentException("this inference state or prefix belongs to another model");
+        if (prefix.config != config) {
+            throw new IllegalArgumentException("this prefix belongs to another model");
         }
         if (st.position() != prefix.position) {
             throw new IllegalArgumentException(
@@ -308,13 +305,7 @@ public final class Model implements AutoCloseable {
     }
 
     private void checkCall(InferenceState st, int[] tokens, int off, int len) {
-        if (closed) {
-            throw new IllegalStateException("model is closed");
-        }
-        Objects.requireNonNull(st, "state");
-        if (st.config() != config) {
-            throw new IllegalArgumentException("this inference state belongs to another model");
-        }
+        checkState(st);
         Objects.checkFromIndexSize(off, len, tokens.length);
         if (len == 0) {
             throw new IllegalArgumentException("forward needs at least one token");
@@ -324,6 +315,16 @@ public final class Model implements AutoCloseable {
             if (tokens[i] < 0 || tokens[i] >= vocab) {
                 throw new JacapException("token id " + tokens[i] + " is outside the vocabulary [0, " + vocab + ")");
             }
+        }
+    }
+
+    private void checkState(InferenceState st) {
+        if (closed) {
+            throw new IllegalStateException("model is closed");
+        }
+        Objects.requireNonNull(st, "state");
+        if (st.config() != config) {
+            throw new IllegalArgumentException("this inference state belongs to another model");
         }
     }
 

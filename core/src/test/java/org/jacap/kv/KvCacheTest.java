@@ -183,4 +183,16 @@ class KvCacheTest {
         assertThat(c.firstRowFrom(1, 0, 5, 37)).isEqualTo(2);
         assertThat(c.position(1, 0, 2)).isEqualTo(37);
     }
+
+    @Test
+    void leadingWindowedLayersCountsUpToTheFirstGlobalOne() {
+        int[][] windows = {{9, 9, 0, 9}, {0, 9, 9, 9}, {0, 0, 0, 0}, {9, 9, 9, 9}};
+        int[] expected = {2, 0, 0, 4};
+        for (int i = 0; i < windows.length; i++) {
+            KvCache c = new KvCache(4, 1, 2, 2, 4, 16, KvCacheTypes.F32, windows[i]);
+            assertThat(c.leadingWindowedLayers())
+                    .as("windows %s", java.util.Arrays.toString(windows[i]))
+                    .isEqualTo(expected[i]);
+        }
+    }
 }

@@ -39,14 +39,6 @@ class BlockPrefixTest {
         return st;
     }
 
-    private static int leadingWindowed(KvCache cache) {
-        int l = 0;
-        while (l < cache.layers() && cache.isWindowed(l)) {
-            l++;
-        }
-        return l;
-    }
-
     /** Keeps every other entry of each global layer: what a policy's compression might leave. */
     private static InferenceState compressedCopy(InferenceState st, int stride) {
         InferenceState c = st.copy();
@@ -85,7 +77,7 @@ class BlockPrefixTest {
     @Test
     void finishingThePrefixIsTheForwardPassOnEveryCompressedCopy() {
         InferenceState base = prefilled();
-        int shared = leadingWindowed(base.kvCache());
+        int shared = base.kvCache().leadingWindowedLayers();
         assertThat(shared).isBetween(1, model.config().blockCount() - 1);
         int lengthBefore = base.kvCache().length(0, 0);
         BlockPrefix prefix = model.forwardPrefix(base, PROMPT, CONTEXT, CHUNK, shared);
@@ -118,7 +110,7 @@ class BlockPrefixTest {
     @Test
     void aPrefixOnlyFitsTheStateItWasMadeFor() {
         InferenceState base = prefilled();
-        int shared = leadingWindowed(base.kvCache());
+        int shared = base.kvCache().leadingWindowedLayers();
         BlockPrefix prefix = model.forwardPrefix(base, PROMPT, CONTEXT, CHUNK, shared);
         InferenceState later = base.copy();
         model.forward(later, PROMPT, CONTEXT, 1, false);

@@ -350,7 +350,7 @@ public final class FidelityEvaluation {
 
         List<Outcome> outcomes = new ArrayList<>();
         // the blocks before the first global one are never compressed: run them once for every cell
-        int shared = forced <= model.maxChunk() ? leadingWindowedBlocks(evaluated.kvCache()) : 0;
+        int shared = forced <= model.maxChunk() ? evaluated.kvCache().leadingWindowedLayers() : 0;
         BlockPrefix prefix = null;
         for (int i = 0; i < policies.size(); i++) {
             EvalPolicy policy = policies.get(i);
@@ -376,15 +376,6 @@ public final class FidelityEvaluation {
             }
         }
         return new DocumentRun(full, storageRun, outcomes);
-    }
-
-    /** Blocks before the first global-attention one: compression leaves them as they are. */
-    static int leadingWindowedBlocks(KvCache cache) {
-        int l = 0;
-        while (l < cache.layers() && cache.isWindowed(l)) {
-            l++;
-        }
-        return l;
     }
 
     /** The full-cache distributions of the {@code scored} teacher-forced positions, prepared once per run. */
