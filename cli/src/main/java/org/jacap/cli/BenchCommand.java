@@ -78,6 +78,14 @@ final class BenchCommand implements Callable<Integer> {
     List<Integer> gens = List.of(128);
 
     @Option(
+            names = {"-d", "--n-depth"},
+            paramLabel = "N[,N...]",
+            split = ",",
+            description = "Run every test after a context of N tokens, prefilled untimed, as llama-bench's -d "
+                    + "(\"tg128 @ d4096\": decoding deep into a conversation) (default: ${DEFAULT-VALUE}).")
+    List<Integer> depths = List.of(0);
+
+    @Option(
             names = {"-r", "--repetitions"},
             paramLabel = "N",
             description = "Timed repetitions per test (default: ${DEFAULT-VALUE}).")
@@ -237,7 +245,14 @@ final class BenchCommand implements Callable<Integer> {
             }
         }
         SamplingOptions.check(spec, !tests.isEmpty(), "nothing to measure: -p and -n are both 0");
-        return tests;
+        List<BenchCase> deep = new ArrayList<>();
+        for (int d : depths) {
+            SamplingOptions.check(spec, d >= 0, "-d depths must be >= 0 (got " + d + ")");
+            for (BenchCase t : tests) {
+                deep.add(t.atDepth(d));
+            }
+        }
+        return deep;
     }
 
     private Path checkedModel() throws IOException {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.jacap.bench.report.Csv;
 import org.jacap.testing.Fixtures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +66,25 @@ class BenchCommandTest {
     }
 
     @Test
+    void depthsRunEveryTestAfterAContext() {
+        CliRun run = CliRun.line(
+                "bench -m {} -p 8 -n 2 -d 0,40 -r 1 --warmup 0 -t 1 -o csv",
+                Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString());
+        assertThat(run.code()).as(run.err()).isZero();
+        List<String> lines = run.out().lines().toList();
+        assertThat(lines).hasSize(5);
+        assertThat(lines.get(0)).contains(",n_prompt,n_gen,n_depth,test,");
+        assertThat(lines.get(1)).contains(",8,0,0,pp8,");
+        assertThat(lines.get(2)).contains(",0,2,0,tg2,");
+        assertThat(lines.get(3)).contains(",8,0,40,pp8 @ d40,");
+        assertThat(lines.get(4)).contains(",0,2,40,tg2 @ d40,");
+        // the KV cache at a depth holds the depth too (the same model, 10x the positions)
+        long shallow = Long.parseLong(Csv.parse(lines.get(2)).getFirst().get(15));
+        long deep = Long.parseLong(Csv.parse(lines.get(4)).getFirst().get(15));
+        assertThat(deep).isGreaterThan(shallow);
+    }
+
+    @Test
     void badCommandLinesEndInOneMessage() {
         String model = Fixtures.dir().resolve("models/stories260K-Q8_0.gguf").toString();
         assertThat(CliRun.of("bench", "-m", model, "--synthetic", "1b").errLines())
@@ -98,6 +118,19 @@ class BenchCommandTest {
                 .singleElement()
                 .asString()
                 .contains("--kv-ratio needs --kv-policy");
+        assertThat(CliRun.of("bench", "-m", model, "-d", "-1").errLines())
+                .singleElement()
+                .asString()
+                .contains("-d depths must be >= 0 (got -1)");
+        assertThat(CliRun.of("bench", "-m", model, "-d", "16", "--kv-policy", "knorm", "-r", "1")
+                        .errLines())
+                .singleElement()
+                .asString()
+                .contains("--kv-policy times eviction after a prefill into an empty context; drop -d");
+        CliRun tooDeep = CliRun.of("bench", "-m", model, "-p", "0", "-n", "8", "-d", "2045", "-r", "1");
+        assertThat(tooDeep.code()).isEqualTo(1);
+        assertThat(tooDeep.errLines()[tooDeep.errLines().length - 1])
+                .contains("tg8 @ d2045 needs 2053 positions but the model's context is 2048");
         CliRun tooLong = CliRun.of("bench", "-m", model, "-p", "5000", "-n", "0", "-r", "1", "--warmup", "0");
         assertThat(tooLong.code()).isEqualTo(1);
         assertThat(tooLong.errLines()[tooLong.errLines().length - 1])

@@ -29,6 +29,7 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
             "n_threads",
             "n_prompt",
             "n_gen",
+            "n_depth",
             "test",
             "avg_ns",
             "stddev_ns",
@@ -138,6 +139,7 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                     Integer.toString(r.threads()),
                     Integer.toString(r.test().promptTokens()),
                     Integer.toString(r.test().genTokens()),
+                    Integer.toString(r.test().depth()),
                     r.test().name(),
                     Long.toString(Math.round(ns.mean())),
                     Long.toString(Math.round(ns.stddev())),
@@ -173,6 +175,7 @@ public record BenchReport(List<BenchResult> results, OptionalLong peakRssBytes) 
                     .field("n_threads", r.threads())
                     .field("n_prompt", r.test().promptTokens())
                     .field("n_gen", r.test().genTokens())
+                    .field("n_depth", r.test().depth())
                     .field("test", r.test().name())
                     .field("avg_ns", Math.round(ns.mean()))
                     .field("stddev_ns", Math.round(ns.stddev()))

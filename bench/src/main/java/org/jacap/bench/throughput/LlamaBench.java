@@ -33,7 +33,7 @@ public final class LlamaBench {
 
     /** The command line for {@code test} on {@code model} with {@code threads} threads. */
     List<String> command(Path model, int threads, BenchCase test, int repetitions) {
-        return List.of(
+        List<String> command = new java.util.ArrayList<>(List.of(
                 executable.toString(),
                 "-m",
                 model.toString(),
@@ -46,7 +46,11 @@ public final class LlamaBench {
                 "-r",
                 Integer.toString(repetitions),
                 "-o",
-                "csv");
+                "csv"));
+        if (test.depth() > 0) { // only then: older llama-bench builds have no -d
+            command.addAll(List.of("-d", Integer.toString(test.depth())));
+        }
+        return command;
     }
 
     /** Runs one test; {@link IOException} with one line (its last stderr line) when llama-bench fails. */

@@ -22,7 +22,9 @@ import org.jacap.simd.Precision;
 /**
  * Measures prefill and decode throughput the way llama-bench does. A prompt test ("pp512") is one
  * prefill of N tokens into a fresh state (BOS, then random tokens); a generation test ("tg128") is
- * N single-token decodes into a fresh state, starting from BOS and feeding random tokens. Each
+ * N single-token decodes into a fresh state, starting from BOS and feeding random tokens. At a
+ * depth ("tg128 @ d4096") the state holds that many random tokens first: prefilled once, untimed,
+ * and copied for each repetition. Each
  * repetition gets a fresh state, created outside the timed region; untimed warm-up repetitions
  * run first (the JIT needs them more than llama.cpp does): a fixed number, or by default until
  * the timings settle (see {@link #warmedUp}).
@@ -77,6 +79,10 @@ public final class ThroughputBenchmark {
             }
             if (!(kvRatio >= 0 && kvRatio < 1)) {
                 throw new IllegalArgumentException("--kv-ratio must be in [0, 1), got " + kvRatio);
+            }
+            if (!kvPolicies.isEmpty() && tests.stream().anyMatch(t -> t.depth() > 0)) {
+                throw new IllegalArgumentException(
+                        "--kv-policy times eviction after a prefill into an empty context; drop -d");
             }
             if (!kvPolicies.isEmpty() && tests.stream().noneMatch(t -> t.promptTokens() > 0)) {
                 throw new IllegalArgumentException(
@@ -178,12 +184,17 @@ public final class ThroughputBenchmark {
         long[] scoring = new long[settings.repetitions()];
         long kvBytes = 0;
         Budget budget = Budget.ratio(settings.kvRatio());
+        InferenceState context = null;
+        if (test.depth() > 0) {
+            progress.update(done[0], total, label + " prefilling the depth");
+            context = depthState(model, test, settings);
+        }
         boolean auto = settings.warmups() == AUTO_WARMUP;
         long warmupStart = System.nanoTime();
         long previous = 0;
         for (int w = 0; auto || w < settings.warmups(); w++) {
             progress.update(done[0], total, label + " warm-up" + (w > 0 ? " " + (w + 1) : ""));
-            long nanos = repetition(model, test, policy, budget, settings.cacheTypes(), random)[0];
+            long nanos = repetition(model, test, policy, budget, settings.cacheTypes(), context, random)[0];
             if (!auto) {
                 done[0]++;
             } else if (warmedUp(nanos, previous, System.nanoTime() - warmupStart)) {
@@ -194,7 +205,7 @@ public final class ThroughputBenchmark {
         }
         for (int rep = 0; rep < settings.repetitions(); rep++) {
             progress.update(done[0], total, label + " rep " + (rep + 1) + "/" + settings.repetitions());
-            long[] timing = repetition(model, test, policy, budget, settings.cacheTypes(), random);
+            long[] timing = repetition(model, test, policy, budget, settings.cacheTypes(), context, random);
             samples[rep] = timing[0];
             scoring[rep] = timing[1];
             kvBytes = timing[2];
@@ -219,15 +230,30 @@ public final class ThroughputBenchmark {
         return elapsed >= SETTLE_MIN_NANOS && previous > 0 && Math.abs(last - previous) <= SETTLED * previous;
     }
 
-    /** One repetition in a fresh state: {test nanos, compression nanos, KV-cache bytes}. */
+    /**
+     * The test's context of {@code test.depth()} tokens (BOS, then random ids from a generator of
+     * its own, so the same at every thread count), prefilled once; the repetitions run on copies.
+     */
+    private static InferenceState depthState(Model model, BenchCase test, Settings settings) {
+        InferenceState state = model.newState(test.contextLength(), settings.cacheTypes());
+        int[] context = randomTokens(model, test.depth(), true, new SplittableRandom(settings.seed() ^ test.depth()));
+        model.forward(state, context, 0, context.length, false);
+        return state;
+    }
+
+    /**
+     * One repetition in a fresh state (or a copy of {@code context}, the depth's): {test nanos,
+     * compression nanos, KV-cache bytes}.
+     */
     private static long[] repetition(
             Model model,
             BenchCase test,
             EvictionPolicy policy,
             Budget budget,
             KvCacheTypes types,
+            InferenceState context,
             SplittableRandom random) {
-        InferenceState state = model.newState(test.contextLength(), types);
+        InferenceState state = context != null ? context.copy() : model.newState(test.contextLength(), types);
         EvictionObserver observer =
                 policy == null || policy.statistics().needs().isEmpty()
                         ? null
@@ -244,16 +270,9 @@ public final class ThroughputBenchmark {
 
     /** One timed repetition: the prefill (if any), then the single-token decodes (if any). */
     static long runOnce(Model model, InferenceState state, BenchCase test, SplittableRandom random) {
-        int vocab = model.config().vocabSize();
-        int bos = bosId(model);
-        int[] prompt = new int[test.promptTokens()];
-        for (int i = 0; i < prompt.length; i++) {
-            prompt[i] = i == 0 && bos >= 0 ? bos : random.nextInt(vocab);
-        }
-        int[] decode = new int[test.genTokens()];
-        for (int i = 0; i < decode.length; i++) {
-            decode[i] = i == 0 && bos >= 0 && prompt.length == 0 ? bos : random.nextInt(vocab);
-        }
+        boolean fresh = state.position() == 0; // BOS starts a fresh context, never one at a depth
+        int[] prompt = randomTokens(model, test.promptTokens(), fresh, random);
+        int[] decode = randomTokens(model, test.genTokens(), fresh && prompt.length == 0, random);
         long start = System.nanoTime();
         if (prompt.length > 0) {
             model.forward(state, prompt, 0, prompt.length, false);
@@ -262,6 +281,17 @@ public final class ThroughputBenchmark {
             model.forward(state, decode, i, 1, false);
         }
         return System.nanoTime() - start;
+    }
+
+    /** {@code n} random token ids, the first of them BOS when {@code bosFirst} and the model adds one. */
+    private static int[] randomTokens(Model model, int n, boolean bosFirst, SplittableRandom random) {
+        int vocab = model.config().vocabSize();
+        int bos = bosId(model);
+        int[] ids = new int[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = i == 0 && bosFirst && bos >= 0 ? bos : random.nextInt(vocab);
+        }
+        return ids;
     }
 
     /** The BOS id when the vocabulary adds one by default (llama-bench's rule), else −1. */

@@ -70,9 +70,9 @@ class BenchReportTest {
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0))
                 .startsWith(
-                        "model_filename,model_type,model_size,model_n_params,backend,n_threads,n_prompt,n_gen,test,avg_ns");
+                        "model_filename,model_type,model_size,model_n_params,backend,n_threads,n_prompt,n_gen,n_depth,test,avg_ns");
         assertThat(lines.get(1))
-                .isEqualTo("synthetic-1b-q4_0-42.gguf,llama 1B Q4_0,763000000,1235814400,Java CPU,2,512,0,pp512,"
+                .isEqualTo("synthetic-1b-q4_0-42.gguf,llama 1B Q4_0,763000000,1235814400,Java CPU,2,512,0,0,pp512,"
                         + "7840000000,226274170,65.333333,1.885618,1500.000,16777216," + (812L << 20) + ",,,,,");
     }
 
@@ -84,6 +84,7 @@ class BenchReportTest {
         JsonNode tg = root.get(1);
         assertThat(tg.get("test").asText()).isEqualTo("tg128");
         assertThat(tg.get("n_gen").asInt()).isEqualTo(128);
+        assertThat(tg.get("n_depth").asInt()).isZero();
         assertThat(tg.get("avg_ts").asDouble()).isEqualTo(25.0);
         assertThat(tg.get("samples_ns")).hasSize(2);
         assertThat(tg.get("peak_rss_bytes").asLong()).isEqualTo(812L << 20);
