@@ -244,6 +244,23 @@ public final class KvCache {
         return new FloatRows(scratch, 0);
     }
 
+    /**
+     * Keys of this head's rows {@code [row, row + count)} as float into {@code dst} from {@code dstOff}:
+     * a tile of {@link #keyRows}, for attention that visits the rows a few at a time.
+     */
+    public void readKeys(int layer, int head, int row, int count, float[] dst, int dstOff) {
+        int s = slot(layer, head);
+        Objects.checkFromIndexSize(row, count, lengths[s]);
+        keys[s].read(starts[s] + row, count, dst, dstOff);
+    }
+
+    /** Values of this head's rows {@code [row, row + count)}; see {@link #readKeys}. */
+    public void readValues(int layer, int head, int row, int count, float[] dst, int dstOff) {
+        int s = slot(layer, head);
+        Objects.checkFromIndexSize(row, count, lengths[s]);
+        values[s].read(starts[s] + row, count, dst, dstOff);
+    }
+
     /** A copy of this head's keys as float {@code [length * keyDim]}, row i at {@code i * keyDim}. */
     public float[] keys(int layer, int head) {
         int s = slot(layer, head);

@@ -48,6 +48,7 @@ final class ForwardPass {
 
     private Workspace ws;
     private final AttentionTask attentionTask = new AttentionTask();
+    private final HalfCacheAttention halfCacheAttention;
 
     ForwardPass(ModelConfig config, ModelWeights weights, ThreadPool pool, MatMul matmul, int maxChunk) {
         this.config = config;
@@ -79,6 +80,11 @@ final class ForwardPass {
         WeightMatrix emb = weights.tokenEmbedding();
         this.embeddingRowBytes = emb.type().bytesFor(emb.cols());
         this.ws = new Workspace(0, 0);
+        this.halfCacheAttention = new HalfCacheAttention(
+                threads(),
+                maxOverLayers(config, LayerConfig::keyLength),
+                maxOverLayers(config, LayerConfig::valueLength),
+                maxOverLayers(config, LayerConfig::groupSize));
     }
 
     int maxChunk() {
@@ -260,6 +266,16 @@ final class ForwardPass {
 
         KvCache cache = st.kvCache();
         appendChunk(cache, l, n, p0, w.k, w.v, observer);
+        if (tiledHalfAttention(cache, n, observer)) {
+            int items = halfCacheAttention.set(cache, l, n, p0, w.lengthBefore, w.q, w.att, threads());
+            if (pool == null) {
+                halfCacheAttention.run(0, items, 0);
+            } else {
+                pool.parallelForDynamic(items, 1, halfCacheAttention);
+            }
+            finishAttention(a, n);
+            return;
+        }
         for (int g = 0; g < l.headCountKv(); g++) {
             // f32 rows are read in place; the other types into a float scratch, once per layer and chunk
             int len = cache.length(il, g);
@@ -276,11 +292,44 @@ final class ForwardPass {
         } else {
             pool.parallelFor(n * l.headCount(), task);
         }
+        finishAttention(a, n);
+    }
+
+    /** The attention rows in ws.att through the output projection (and post-norm) into the residual ws.x. */
+    private void finishAttention(AttentionWeights a, int n) {
+        Workspace w = ws;
+        int embd = config.embeddingLength();
         project(a.output(), w.att, n, w.tmp);
         if (a.postNorm() != null) {
-            RmsNorm.applyRows(w.tmp, 0, a.postNorm(), 0, embd, n, eps, w.tmp, 0);
+            RmsNorm.applyRows(w.tmp, 0, a.postNorm(), 0, embd, n, config.rmsNormEps(), w.tmp, 0);
         }
         VectorOps.add(w.tmp, 0, w.x, 0, n * embd);
+    }
+
+    /** The cache holds F16 keys and values and native precision reproduces llama.cpp's arithmetic on them. */
+    private boolean halfCache(KvCache cache) {
+        return nativeAttention
+                && cache.types().keys() == KvStorage.F16
+                && cache.types().values() == KvStorage.F16;
+    }
+
+    /**
+     * llama.cpp's F16 flash-attention arithmetic for a batch under its tile of queries, with no
+     * observer that needs the probabilities: {@link HalfCacheAttention} reads the cache in tiles.
+     */
+    private boolean tiledHalfAttention(KvCache cache, int n, ForwardObserver observer) {
+        return halfCache(cache)
+                && n < HalfOnlineAttention.LLAMA_TILE_QUERIES
+                && (observer == null || !observer.wantsAttention());
+    }
+
+    /** The largest of {@code f} over the blocks. */
+    private static int maxOverLayers(ModelConfig config, java.util.function.ToIntFunction<LayerConfig> f) {
+        return config.layers().stream().mapToInt(f).max().orElse(0);
+    }
+
+    private int threads() {
+        return pool == null ? 1 : pool.threads();
     }
 
     /**
@@ -419,7 +468,8 @@ final class ForwardPass {
                 ropeTables[r] = new float[rows][ropes[r].tableSize()];
             }
             scores = new float[pool == null ? 1 : pool.threads()][cacheRows];
-            halfScratch = new float[scores.length][config.maxKeyDim() + config.maxValueDim()];
+            halfScratch =
+                    new float[scores.length][HalfOnlineAttention.stateSize(config.maxKeyDim(), config.maxValueDim())];
             lengthBefore = new int[config.headCountKv()];
             keyRows = new FloatRows[config.headCountKv()];
             valueRows = new FloatRows[config.headCountKv()];
@@ -459,12 +509,10 @@ final class ForwardPass {
             this.layer = layer;
             this.tokens = tokens;
             this.firstPosition = firstPosition;
-            this.halfCache = nativeAttention
-                    && cache.types().keys() == KvStorage.F16
-                    && cache.types().values() == KvStorage.F16;
+            this.halfCache = halfCache(cache);
         }
 
-        /** The cache holds F16 keys and values and native precision reproduces llama.cpp's arithmetic on them. */
+        /** See {@link ForwardPass#halfCache}. */
         private boolean halfCache;
 
         @Override

@@ -1,6 +1,9 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.VectorOps.F_PREFERRED;
+
 import java.util.Objects;
+import jdk.incubator.vector.FloatVector;
 
 /**
  * One query head's attention computed as llama.cpp's CPU flash attention does for small batches
@@ -11,6 +14,12 @@ import java.util.Objects;
  * between llama.cpp's decoding and exact attention (log-probs ~0.1 nats apart on SmolLM2), so the
  * native precision path reproduces it; larger batches use llama.cpp's F32 tiles, which the plain
  * {@link Attention} kernels match. Keys and values must already be F16 values (the cache rounds them).
+ *
+ * <p>What is ours: the order of each Q·K sum ({@link RowDots}, eight rows at a time), the
+ * exponential ({@link AttentionExp}, eight at a time, the float e^x), and the F16 rounding on the
+ * vector lanes ({@link HalfVectors#roundToF16}). On a decode step deep into a context these three
+ * are the step's cost; one row at a time, with {@code Math.exp} and scalar F16 conversions, it
+ * took about twice as long.
  */
 public final class HalfOnlineAttention {
     private HalfOnlineAttention() {}
@@ -19,8 +28,18 @@ public final class HalfOnlineAttention {
     public static final int LLAMA_TILE_QUERIES = 64;
 
     /**
+     * Floats of one head's running state: the F16 query, the F16 accumulator, M and S, and room
+     * for a group of scores and of exponentials.
+     */
+    public static int stateSize(int dk, int dv) {
+        return dk + dv + 2 + 2 * RowDots.GROUP;
+    }
+
+    /**
      * out[outOff, +dv) = softmax(scale·q·Kᵀ)·V over the {@code n} rows of keys (row j at
-     * {@code keyOff + j·dk}) and values (at {@code valOff + j·dv}); {@code scratch} needs dk + dv floats.
+     * {@code keyOff + j·dk}) and values (at {@code valOff + j·dv}); {@code scratch} needs
+     * {@link #stateSize} floats. The same as {@link #begin}, one {@link #update} over all rows and
+     * {@link #finish}.
      */
     public static void attend(
             float[] q,
@@ -36,11 +55,138 @@ public final class HalfOnlineAttention {
             float[] scratch,
             float[] out,
             int outOff) {
+        begin(q, qOff, dk, dv, scratch, 0);
+        update(scratch, 0, dk, dv, keys, keyOff, values, valOff, n, scale);
+        finish(scratch, 0, dk, dv, out, outOff);
+    }
+
+    /** Starts one head: {@code state[so, +stateSize)} holds the query rounded to F16, a zero accumulator, M = −∞, S = 0. */
+    public static void begin(float[] q, int qOff, int dk, int dv, float[] state, int so) {
         Objects.checkFromIndexSize(qOff, dk, q.length);
+        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
+        for (int c = 0; c < dk; c++) {
+            state[so + c] = HalfFloats.roundToF16(q[qOff + c]);
+        }
+        java.util.Arrays.fill(state, so + dk, so + dk + dv, 0f);
+        state[so + dk + dv] = Float.NEGATIVE_INFINITY;
+        state[so + dk + dv + 1] = 0f;
+    }
+
+    /**
+     * Visits the next {@code n} rows of keys and values, in order, for the head whose state is at
+     * {@code so}: the rows of a context may come in tiles, with the same bits as one call over all.
+     * The accumulator's rescale and multiply-add run on the vector lanes, each lane rounded to F16 as
+     * the scalar twin {@link #attendScalar} rounds each element.
+     */
+    public static void update(
+            float[] state,
+            int so,
+            int dk,
+            int dv,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            float scale) {
+        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
         Objects.checkFromIndexSize(keyOff, (long) n * dk, keys.length);
         Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
+        int acc = so + dk;
+        int scores = acc + dv + 2;
+        int exps = scores + RowDots.GROUP;
+        float m = state[acc + dv];
+        float s = state[acc + dv + 1];
+        for (int j0 = 0; j0 < n; j0 += RowDots.GROUP) {
+            int rows = Math.min(RowDots.GROUP, n - j0);
+            // F16 x F16 products are exact in float, so only the summation order is ours (RowDots').
+            RowDots.scores(state, so, keys, keyOff + j0 * dk, rows, dk, scale, state, scores);
+            // The running maximum is known row by row before any exponential: the group's
+            // exponentials (a new maximum's rescale e^(M_old − M), else e^(score − M)) at once.
+            float mj = m;
+            for (int j = 0; j < rows; j++) {
+                float kq = state[scores + j];
+                if (kq > mj) {
+                    state[exps + j] = mj - kq;
+                    mj = kq;
+                } else {
+                    state[exps + j] = kq - mj;
+                }
+            }
+            AttentionExp.exp(state, exps, state, exps, rows);
+            for (int j = 0; j < rows; j++) {
+                float kq = state[scores + j];
+                float ms = 1f;
+                float vs = 1f;
+                if (kq > m) {
+                    m = kq;
+                    ms = state[exps + j];
+                    scaleRounded(state, acc, dv, ms);
+                } else {
+                    vs = state[exps + j];
+                }
+                fmaRounded(values, valOff + (j0 + j) * dv, vs, state, acc, dv);
+                s = s * ms + vs;
+            }
+        }
+        state[acc + dv] = m;
+        state[acc + dv + 1] = s;
+    }
+
+    /** out[outOff, +dv) = the accumulator over S: the head's attention output. */
+    public static void finish(float[] state, int so, int dk, int dv, float[] out, int outOff) {
+        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
         Objects.checkFromIndexSize(outOff, dv, out.length);
-        Objects.checkFromIndexSize(0, dk + dv, scratch.length);
+        int acc = so + dk;
+        float s = state[acc + dv + 1];
+        float inv = s == 0f ? 0f : 1f / s;
+        for (int c = 0; c < dv; c++) {
+            out[outOff + c] = state[acc + c] * inv;
+        }
+    }
+
+    /** a[o, +n) ← f16(a·f), lane by lane. */
+    private static void scaleRounded(float[] a, int o, int n, float f) {
+        int c = 0;
+        for (int bound = F_PREFERRED.loopBound(n); c < bound; c += F_PREFERRED.length()) {
+            HalfVectors.roundToF16(FloatVector.fromArray(F_PREFERRED, a, o + c).mul(f))
+                    .intoArray(a, o + c);
+        }
+        for (; c < n; c++) {
+            a[o + c] = HalfFloats.roundToF16(a[o + c] * f);
+        }
+    }
+
+    /** acc[o, +n) ← f16(fma(x, f, acc)), lane by lane. */
+    private static void fmaRounded(float[] x, int xo, float f, float[] acc, int o, int n) {
+        FloatVector vf = FloatVector.broadcast(F_PREFERRED, f);
+        int c = 0;
+        for (int bound = F_PREFERRED.loopBound(n); c < bound; c += F_PREFERRED.length()) {
+            FloatVector sum = FloatVector.fromArray(F_PREFERRED, x, xo + c)
+                    .fma(vf, FloatVector.fromArray(F_PREFERRED, acc, o + c));
+            HalfVectors.roundToF16(sum).intoArray(acc, o + c);
+        }
+        for (; c < n; c++) {
+            acc[o + c] = HalfFloats.roundToF16(Math.fma(x[xo + c], f, acc[o + c]));
+        }
+    }
+
+    /** Scalar twin of {@link #attend}: one element at a time, the same sums and roundings (for tests: it allocates). */
+    public static void attendScalar(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            int dk,
+            int dv,
+            float scale,
+            float[] scratch,
+            float[] out,
+            int outOff) {
+        checkRanges(q, qOff, keys, keyOff, values, valOff, n, dk, dv, scratch, out, outOff);
         int qh = 0;
         int acc = dk;
         for (int c = 0; c < dk; c++) {
@@ -49,20 +195,22 @@ public final class HalfOnlineAttention {
         java.util.Arrays.fill(scratch, acc, acc + dv, 0f);
         float m = Float.NEGATIVE_INFINITY;
         float s = 0f;
+        float[] kq1 = new float[1];
         for (int j = 0; j < n; j++) {
-            // F16 x F16 products are exact in float, so only the summation order is ours.
-            float kq = VectorOps.dot(scratch, qh, keys, keyOff + j * dk, dk) * scale;
+            RowDots.scoresScalar(
+                    scratch, qh, keys, keyOff + j * dk, 1, dk, scale, kq1, 0, VectorOps.F_PREFERRED.length());
+            float kq = kq1[0];
             float ms = 1f;
             float vs = 1f;
             if (kq > m) {
                 float old = m;
                 m = kq;
-                ms = (float) Math.exp(old - m);
+                ms = AttentionExp.expScalar(old - m);
                 for (int c = 0; c < dv; c++) {
                     scratch[acc + c] = HalfFloats.roundToF16(scratch[acc + c] * ms);
                 }
             } else {
-                vs = (float) Math.exp(kq - m);
+                vs = AttentionExp.expScalar(kq - m);
             }
             int v = valOff + j * dv;
             for (int c = 0; c < dv; c++) {
@@ -74,5 +222,25 @@ public final class HalfOnlineAttention {
         for (int c = 0; c < dv; c++) {
             out[outOff + c] = scratch[acc + c] * inv;
         }
+    }
+
+    private static void checkRanges(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            int dk,
+            int dv,
+            float[] scratch,
+            float[] out,
+            int outOff) {
+        Objects.checkFromIndexSize(qOff, dk, q.length);
+        Objects.checkFromIndexSize(keyOff, (long) n * dk, keys.length);
+        Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
+        Objects.checkFromIndexSize(outOff, dv, out.length);
+        Objects.checkFromIndexSize(0, dk + dv, scratch.length);
     }
 }

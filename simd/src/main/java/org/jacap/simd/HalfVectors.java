@@ -5,15 +5,41 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 
 /**
- * 8-lane BF16 to float conversion for the BF16 kernel (scalar ones: {@link HalfFloats}). F16 needs
- * none: C2 turns a plain loop over {@link Float#float16ToFloat} into {@code vcvtph2ps} (see
- * {@link F16Kernel#dequantize}).
+ * Half-precision on the vector lanes: 8-lane BF16 to float for the BF16 kernel, and F16 rounding
+ * at any width (scalar twins: {@link HalfFloats}). F16 to float needs none: C2 turns a plain loop
+ * over {@link Float#float16ToFloat} into {@code vcvtph2ps} (see {@link F16Kernel#dequantize}); the
+ * Vector API has no F16 conversion, and C2 does not vectorize {@link Float#floatToFloat16} inside
+ * a multiply-add loop, so the rounding is done here in bit and float operations.
  */
 final class HalfVectors {
     private HalfVectors() {}
 
+    private static final int F16_MIN_NORMAL = 0x38800000; // 2^-14
+    private static final int F16_MAX_BINADE = 0x47000000; // 2^15
+    private static final int FLOAT_INFINITY = 0x7F800000;
+
     /** Eight BF16 patterns in int lanes to floats. */
     static FloatVector bf16ToFloat(IntVector b) {
         return b.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    /**
+     * Each lane rounded to the nearest F16 value, ties to even, as
+     * {@code Float.float16ToFloat(Float.floatToFloat16(x))}: adding and subtracting
+     * {@code c = ±2^(e+13)}, where 2^e is the lane's binade clamped to F16's [2^-14, 2^15], leaves
+     * x rounded by the float addition to a multiple of 2^(e-10), F16's spacing there (c's own
+     * ulp; its bit is even exactly when the F16 mantissa is); below 2^-14 that is 2^-24, F16's
+     * subnormal step. Results of 65536 and above (from 65520 up) become infinity; NaN stays NaN.
+     */
+    static FloatVector roundToF16(FloatVector x) {
+        IntVector bits = x.reinterpretAsInts();
+        IntVector sign = bits.and(0x80000000);
+        IntVector binade = bits.and(FLOAT_INFINITY)
+                .lanewise(VectorOperators.MAX, F16_MIN_NORMAL)
+                .lanewise(VectorOperators.MIN, F16_MAX_BINADE);
+        FloatVector c = binade.add(13 << 23).or(sign).reinterpretAsFloats();
+        FloatVector r = x.add(c).sub(c);
+        // a float comparison, false for NaN: NaN stays NaN
+        return r.blend(sign.or(FLOAT_INFINITY).reinterpretAsFloats(), r.abs().compare(VectorOperators.GE, 65536f));
     }
 }

@@ -3,6 +3,7 @@ package org.jacap.simd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import org.jacap.gguf.GgmlType;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,69 @@ class HalfVectorsTest {
                 if (Float.floatToRawIntBits(out[3 + h]) != expected) {
                     assertThat(Float.floatToRawIntBits(out[3 + h]))
                             .as("f16 pattern 0x%04x, pass %d", h, rep)
+                            .isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /**
+     * Floats on and around every F16 boundary: each F16 value, its float neighbours, the halfway
+     * points between F16 neighbours (ties) and their neighbours, the overflow threshold 65520,
+     * float subnormals, infinities and NaN.
+     */
+    private static float[] roundingCases() {
+        java.util.List<Float> cases = new java.util.ArrayList<>();
+        for (int h = 0; h < 0x7C00; h++) {
+            float v = Float.float16ToFloat((short) h);
+            float next = Float.float16ToFloat((short) (h + 1));
+            float mid = (v + next) / 2; // exact: F16 values have 11 significant bits
+            for (float x :
+                    new float[] {v, Math.nextUp(v), Math.nextDown(v), mid, Math.nextUp(mid), Math.nextDown(mid)}) {
+                cases.add(x);
+                cases.add(-x);
+            }
+        }
+        for (float x : new float[] {
+            65520f,
+            Math.nextDown(65520f),
+            1e30f,
+            Float.MAX_VALUE,
+            Float.MIN_VALUE,
+            0x1p-126f,
+            0x1p-25f,
+            Math.nextUp(0x1p-25f),
+            3 * 0x1p-26f,
+            Float.POSITIVE_INFINITY,
+            Float.NaN,
+            Float.intBitsToFloat(0x7F800001)
+        }) {
+            cases.add(x);
+            cases.add(-x);
+        }
+        float[] out = new float[cases.size() + 15 & ~15]; // whole 512-bit vectors; the padding is zeros
+        for (int i = 0; i < cases.size(); i++) {
+            out[i] = cases.get(i);
+        }
+        return out;
+    }
+
+    /** The vector F16 rounding gives the JDK's round trip's bits in every lane, at 256 and 512 bits. */
+    @Test
+    void vectorRoundingToF16IsTheJdkRoundTrip() {
+        float[] x = roundingCases();
+        for (var species : java.util.List.of(FloatVector.SPECIES_256, FloatVector.SPECIES_512)) {
+            float[] out = new float[x.length];
+            for (int i = 0; i < x.length; i += species.length()) {
+                HalfVectors.roundToF16(FloatVector.fromArray(species, x, i)).intoArray(out, i);
+            }
+            for (int i = 0; i < x.length; i++) {
+                float expected = HalfFloats.roundToF16(x[i]);
+                if (Float.isNaN(expected)) {
+                    assertThat(out[i]).as("%s at %s", x[i], species).isNaN();
+                } else if (Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected)) {
+                    assertThat(out[i])
+                            .as("%s (0x%08x) at %s", x[i], Float.floatToRawIntBits(x[i]), species)
                             .isEqualTo(expected);
                 }
             }

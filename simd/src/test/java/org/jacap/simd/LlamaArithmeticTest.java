@@ -63,6 +63,37 @@ class LlamaArithmeticTest {
         assertThat(GeluTable.gelu(-11f)).isZero();
     }
 
+    /** The vector accumulator rounds each lane as the scalar twin rounds each element: the same bits. */
+    @Test
+    void halfOnlineAttentionEqualsItsScalarTwinBitForBit() {
+        Random rnd = new Random(11);
+        for (int d : new int[] {1, 7, 8, 9, 16, 17, 64, 67, 256}) {
+            for (int n : new int[] {1, 2, 5, 33, 300}) {
+                float[] q = f16(gaussian(rnd, d));
+                float[] k = f16(gaussian(rnd, n * d));
+                float[] v = f16(gaussian(rnd, n * d));
+                for (int i = 0; i < v.length; i += 7) {
+                    v[i] *= 3000; // large values: the F16 rounding of the sums matters, overflow included
+                }
+                float scale = (float) (4 / Math.sqrt(d)); // peaked rows: many maximum updates
+                float[] out = new float[d + 2];
+                float[] twin = new float[d + 2];
+                HalfOnlineAttention.attend(
+                        q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
+                HalfOnlineAttention.attendScalar(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 1);
+                for (int c = 0; c < out.length; c++) {
+                    if (Float.isNaN(twin[c])) { // an overflowed accumulator times 0: NaN either way
+                        assertThat(out[c]).as("d %d n %d c %d", d, n, c).isNaN();
+                    } else {
+                        assertThat(Float.floatToRawIntBits(out[c]))
+                                .as("d %d n %d c %d", d, n, c)
+                                .isEqualTo(Float.floatToRawIntBits(twin[c]));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void halfOnlineAttentionIsAttentionWithinF16Accumulation() {
         Random rnd = new Random(3);
@@ -73,7 +104,8 @@ class LlamaArithmeticTest {
                 float[] v = f16(gaussian(rnd, n * d));
                 float scale = (float) (1 / Math.sqrt(d));
                 float[] out = new float[d + 2];
-                HalfOnlineAttention.attend(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], out, 1);
+                HalfOnlineAttention.attend(
+                        q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
                 double[] ref = exact(q, k, v, n, d, scale);
                 double vmax = 0;
                 for (float x : v) {
