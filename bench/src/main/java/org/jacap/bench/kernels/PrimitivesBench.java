@@ -7,6 +7,8 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 import org.jacap.simd.Activations;
 import org.jacap.simd.Attention;
+import org.jacap.simd.HalfFloats;
+import org.jacap.simd.HalfOnlineAttention;
 import org.jacap.simd.RmsNorm;
 import org.jacap.simd.Rope;
 import org.jacap.simd.RopeLayout;
@@ -29,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Transformer primitives, each vector kernel next to its scalar twin ({@code *Vector} /
  * {@code *Scalar}). Vectors of n = 4096 floats (a 3B-model hidden size); attention over 1024 cached
- * keys with head dimension 64 and 128; RoPE over 32 heads of 128.
+ * keys with head dimension 64 and 128 (exact, and llama.cpp's F16-accumulator form); RoPE over 32
+ * heads of 128.
  *
  * <pre>
  * ./mvnw -B -q -P jmh -pl bench -am package -DskipTests
@@ -279,7 +282,18 @@ public class PrimitivesBench {
             Softmax.inPlace(scores, 0, KEYS);
             out = new float[d];
             scale = (float) (1 / Math.sqrt(d));
+            halfQ = q.clone();
+            halfKeys = keys.clone();
+            halfValues = values.clone();
+            HalfFloats.roundToF16(halfKeys, 0, halfKeys.length);
+            HalfFloats.roundToF16(halfValues, 0, halfValues.length);
+            halfState = new float[HalfOnlineAttention.stateSize(d, d)];
         }
+
+        float[] halfQ;
+        float[] halfKeys;
+        float[] halfValues;
+        float[] halfState;
     }
 
     @Benchmark
@@ -303,6 +317,21 @@ public class PrimitivesBench {
     @Benchmark
     public float[] attentionAccumulateScalar(HeadState s) {
         Attention.accumulateScalar(s.scores, 0, s.values, 0, HeadState.KEYS, s.d, s.out, 0);
+        return s.out;
+    }
+
+    /** llama.cpp's decode attention over an F16 cache (the accumulator rounded to F16), the whole row set. */
+    @Benchmark
+    public float[] halfOnlineAttentionVector(HeadState s) {
+        HalfOnlineAttention.attend(
+                s.halfQ, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
+        return s.out;
+    }
+
+    @Benchmark
+    public float[] halfOnlineAttentionScalar(HeadState s) {
+        HalfOnlineAttention.attendScalar(
+                s.halfQ, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
         return s.out;
     }
 
