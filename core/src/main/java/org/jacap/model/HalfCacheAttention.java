@@ -68,8 +68,9 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         int items = tokens * layer.headCountKv();
         // With fewer than ~4 items a thread, split each KV head's query heads: a split converts
         // the tiles once more (cheap, vcvtph2ps), while an idle thread wastes a whole share.
-        this.parts = threads == 1 ? 1 : Math.min(layer.groupSize(), Math.max(1, (4 * threads + items - 1) / items));
-        this.headsPerPart = (layer.groupSize() + parts - 1) / parts;
+        int wanted = threads == 1 ? 1 : Math.min(layer.groupSize(), Math.max(1, (4 * threads + items - 1) / items));
+        this.headsPerPart = (layer.groupSize() + wanted - 1) / wanted;
+        this.parts = (layer.groupSize() + headsPerPart - 1) / headsPerPart; // no part left without a head
         return items * parts;
     }
 
