@@ -81,10 +81,10 @@ final class ForwardPass {
         this.embeddingRowBytes = emb.type().bytesFor(emb.cols());
         this.ws = new Workspace(0, 0);
         this.halfCacheAttention = new HalfCacheAttention(
-                threads(),
-                maxOverLayers(config, LayerConfig::keyLength),
-                maxOverLayers(config, LayerConfig::valueLength),
-                maxOverLayers(config, LayerConfig::groupSize));
+                pool.threads(),
+                config.maxOverLayers(LayerConfig::keyLength),
+                config.maxOverLayers(LayerConfig::valueLength),
+                config.maxOverLayers(LayerConfig::groupSize));
     }
 
     int maxChunk() {
@@ -267,12 +267,8 @@ final class ForwardPass {
         KvCache cache = st.kvCache();
         appendChunk(cache, l, n, p0, w.k, w.v, observer);
         if (tiledHalfAttention(cache, n, observer)) {
-            int items = halfCacheAttention.set(cache, l, n, p0, w.lengthBefore, w.q, w.att, threads());
-            if (pool == null) {
-                halfCacheAttention.run(0, items, 0);
-            } else {
-                pool.parallelForDynamic(items, 1, halfCacheAttention);
-            }
+            int items = halfCacheAttention.set(cache, l, n, p0, w.lengthBefore, w.q, w.att, pool.threads());
+            pool.parallelForDynamic(items, 1, halfCacheAttention);
             finishAttention(a, n);
             return;
         }
@@ -321,15 +317,6 @@ final class ForwardPass {
         return halfCache(cache)
                 && n < HalfOnlineAttention.LLAMA_TILE_QUERIES
                 && (observer == null || !observer.wantsAttention());
-    }
-
-    /** The largest of {@code f} over the blocks. */
-    private static int maxOverLayers(ModelConfig config, java.util.function.ToIntFunction<LayerConfig> f) {
-        return config.layers().stream().mapToInt(f).max().orElse(0);
-    }
-
-    private int threads() {
-        return pool == null ? 1 : pool.threads();
     }
 
     /**
@@ -545,9 +532,8 @@ final class ForwardPass {
             int g = h / l.groupSize();
             int dk = l.keyLength();
             int dv = l.valueLength();
-            int pos = firstPosition + t;
             int end = w.lengthBefore[g] + t + 1;
-            int begin = l.isSliding() ? cache.firstRowFrom(il, g, end, pos - l.slidingWindow() + 1) : 0;
+            int begin = HalfCacheAttention.firstVisibleRow(cache, l, g, end, firstPosition + t);
             int count = end - begin;
             int qOff = t * l.queryDim() + h * dk;
             int outOff = t * l.attentionOutputDim() + h * dv;

@@ -41,6 +41,14 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         states = new float[threads][maxGroupSize * HalfOnlineAttention.stateSize(maxKeyLength, maxValueLength)];
     }
 
+    /**
+     * The first of KV head g's rows [0, end) that a query at {@code position} sees: 0 on a global
+     * layer, the first inside the window on a sliding one (the cache keeps rows in position order).
+     */
+    static int firstVisibleRow(KvCache cache, LayerConfig l, int g, int end, int position) {
+        return l.isSliding() ? cache.firstRowFrom(l.index(), g, end, position - l.slidingWindow() + 1) : 0;
+    }
+
     private static int tileRows(int dk, int dv) {
         return Math.max(8, TILE_FLOATS / (dk + dv));
     }
@@ -92,9 +100,8 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         int il = l.index();
         int dk = l.keyLength();
         int dv = l.valueLength();
-        int pos = firstPosition + t;
         int end = lengthBefore[g] + t + 1;
-        int begin = l.isSliding() ? cache.firstRowFrom(il, g, end, pos - l.slidingWindow() + 1) : 0;
+        int begin = firstVisibleRow(cache, l, g, end, firstPosition + t);
         float[] state = states[worker];
         int size = HalfOnlineAttention.stateSize(dk, dv);
         for (int i = 0; i < heads; i++) {

@@ -3,6 +3,7 @@ package org.jacap.model;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToIntFunction;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufMetadata;
 import org.jacap.simd.RopeLayout;
@@ -180,21 +181,26 @@ public record ModelConfig(
         return layers.get(index);
     }
 
+    /** The largest of {@code f} over the blocks, 0 without blocks (scratch sizing). */
+    public int maxOverLayers(ToIntFunction<LayerConfig> f) {
+        return layers.stream().mapToInt(f).max().orElse(0);
+    }
+
     /** Widest attention query over blocks (scratch sizing). */
     public int maxQueryDim() {
-        return layers.stream().mapToInt(LayerConfig::queryDim).max().orElse(0);
+        return maxOverLayers(LayerConfig::queryDim);
     }
 
     public int maxAttentionOutputDim() {
-        return layers.stream().mapToInt(LayerConfig::attentionOutputDim).max().orElse(0);
+        return maxOverLayers(LayerConfig::attentionOutputDim);
     }
 
     public int maxKeyDim() {
-        return layers.stream().mapToInt(LayerConfig::keyDim).max().orElse(0);
+        return maxOverLayers(LayerConfig::keyDim);
     }
 
     public int maxValueDim() {
-        return layers.stream().mapToInt(LayerConfig::valueDim).max().orElse(0);
+        return maxOverLayers(LayerConfig::valueDim);
     }
 
     /** RoPE layout of the architecture (all blocks share it). */

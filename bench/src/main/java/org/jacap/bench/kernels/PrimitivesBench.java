@@ -282,7 +282,6 @@ public class PrimitivesBench {
             Softmax.inPlace(scores, 0, KEYS);
             out = new float[d];
             scale = (float) (1 / Math.sqrt(d));
-            halfQ = q.clone();
             halfKeys = keys.clone();
             halfValues = values.clone();
             HalfFloats.roundToF16(halfKeys, 0, halfKeys.length);
@@ -290,7 +289,6 @@ public class PrimitivesBench {
             halfState = new float[HalfOnlineAttention.stateSize(d, d)];
         }
 
-        float[] halfQ;
         float[] halfKeys;
         float[] halfValues;
         float[] halfState;
@@ -324,14 +322,14 @@ public class PrimitivesBench {
     @Benchmark
     public float[] halfOnlineAttentionVector(HeadState s) {
         HalfOnlineAttention.attend(
-                s.halfQ, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
+                s.q, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
         return s.out;
     }
 
     @Benchmark
     public float[] halfOnlineAttentionScalar(HeadState s) {
         HalfOnlineAttention.attendScalar(
-                s.halfQ, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
+                s.q, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
         return s.out;
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.jacap.bench.report.Csv;
@@ -33,7 +34,7 @@ public final class LlamaBench {
 
     /** The command line for {@code test} on {@code model} with {@code threads} threads. */
     List<String> command(Path model, int threads, BenchCase test, int repetitions) {
-        List<String> command = new java.util.ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 executable.toString(),
                 "-m",
                 model.toString(),
