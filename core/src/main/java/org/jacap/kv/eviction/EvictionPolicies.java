@@ -48,7 +48,7 @@ public final class EvictionPolicies {
                     s -> new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"), (int)
                             s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"))),
             new Entry("tova", s -> new TovaScorer()),
-            new Entry("h2o", s -> new ObservedAttentionScorer(), "observed_attention", "observed"),
+            new Entry("h2o", EvictionPolicies::observed, "observed_attention", "observed"),
             new Entry("expected", EvictionPolicies::expected, "expected_attention"),
             new Entry("capkv", EvictionPolicies::capkv),
             new Entry("jacap", EvictionPolicies::fusedJacap),
@@ -131,6 +131,21 @@ public final class EvictionPolicies {
         return allocator;
     }
 
+    private static ObservedAttentionScorer observed(Spec s) {
+        return observed(s, new ObservedAttentionScorer());
+    }
+
+    /** An observed-attention scorer whose {@code values} and {@code group} default to {@code d}'s. */
+    private static ObservedAttentionScorer observed(Spec s, ObservedAttentionScorer d) {
+        return new ObservedAttentionScorer(
+                ValueWeight.valueOf(
+                        s.choice(d.values().spelling(), List.of("none", "norm", "deviation", "output"), "values")
+                                .toUpperCase(Locale.ROOT)),
+                GroupReduction.valueOf(
+                        s.choice(d.group().name().toLowerCase(Locale.ROOT), List.of("mean", "max"), "group")
+                                .toUpperCase(Locale.ROOT)));
+    }
+
     private static KvScorer expected(Spec s) {
         ExpectedAttentionScorer d = ExpectedAttentionScorer.defaults();
         return new ExpectedAttentionScorer(
@@ -165,8 +180,10 @@ public final class EvictionPolicies {
     private static KvScorer fusedJacap(Spec s) {
         FusedJacapScorer d = FusedJacapScorer.defaults();
         return new FusedJacapScorer(
-                relevance(s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"), (int)
-                        s.integer(32, "window")),
+                relevance(
+                        s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
+                        s,
+                        FusedJacapScorer.DEFAULT_RELEVANCE),
                 capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "none"), "capacity")),
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
@@ -174,11 +191,15 @@ public final class EvictionPolicies {
                 s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"));
     }
 
-    private static KvScorer relevance(String name, int window) {
+    /**
+     * The fused scorer's relevance; {@code window} (snapkv) and {@code values}/{@code group} (h2o, the
+     * default's unless given) pass through.
+     */
+    private static KvScorer relevance(String name, Spec s, ObservedAttentionScorer defaultH2o) {
         return switch (name) {
-            case "snapkv" -> new SnapKvScorer(window, SnapKvScorer.DEFAULT_KERNEL);
+            case "snapkv" -> new SnapKvScorer((int) s.integer(32, "window"), SnapKvScorer.DEFAULT_KERNEL);
             case "tova" -> new TovaScorer();
-            case "h2o" -> new ObservedAttentionScorer();
+            case "h2o" -> observed(s, defaultH2o);
             default -> null;
         };
     }

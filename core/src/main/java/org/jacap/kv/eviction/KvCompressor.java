@@ -188,7 +188,13 @@ public final class KvCompressor {
                 KvHeadRows[] heads = snapshot(cache, l, shape);
                 scores[l] = policy.scorer()
                         .score(new LayerSnapshot(
-                                l, layers.size(), shape, heads, futureRotation(l, nextPosition), stats[l]));
+                                l,
+                                layers.size(),
+                                shape,
+                                heads,
+                                futureRotation(l, nextPosition),
+                                stats[l],
+                                geometry.outputEnergyShared()));
                 layersScored++;
             }
         }
@@ -257,8 +263,9 @@ public final class KvCompressor {
         if (evicts) {
             KvHeadRows[] heads = snapshot(cache, layer, shape);
             AveragedRotation rbar = futureRotation(layer, nextPosition);
-            KeptEntries kept =
-                    policy.select(new LayerSnapshot(layer, layers.size(), shape, heads, rbar, stats), budget);
+            KeptEntries kept = policy.select(
+                    new LayerSnapshot(layer, layers.size(), shape, heads, rbar, stats, geometry.outputEnergyShared()),
+                    budget);
             for (int g = 0; g < hkv; g++) {
                 int[] k = kept.kept(g);
                 removed += cache.length(layer, g) - k.length;

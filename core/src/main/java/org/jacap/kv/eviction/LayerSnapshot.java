@@ -12,6 +12,8 @@ import org.jacap.JacapException;
  * @param futureRotation R̄ over the next positions (CapKV, Jacap, ExpectedAttention); may be null
  *                       for policies that do not use it. Shared by all layers of one event.
  * @param queries        statistics the forward pass gathered for this layer
+ * @param outputEnergy   {@link LayerGeometry#outputEnergy()}: per query head and value dimension, the
+ *                       squared norm of its W_O column; null where unknown
  */
 public record LayerSnapshot(
         int layer,
@@ -19,8 +21,24 @@ public record LayerSnapshot(
         AttentionShape shape,
         KvHeadRows[] heads,
         AveragedRotation futureRotation,
-        QueryStatistics queries) {
+        QueryStatistics queries,
+        double[] outputEnergy) {
+    /** A snapshot without the output projection's energies. */
+    public LayerSnapshot(
+            int layer,
+            int layerCount,
+            AttentionShape shape,
+            KvHeadRows[] heads,
+            AveragedRotation futureRotation,
+            QueryStatistics queries) {
+        this(layer, layerCount, shape, heads, futureRotation, queries, null);
+    }
+
     public LayerSnapshot {
+        if (outputEnergy != null && outputEnergy.length != shape.queryHeads() * shape.headDim()) {
+            throw new JacapException("output energies for " + outputEnergy.length + " columns, the layer has "
+                    + shape.queryHeads() * shape.headDim());
+        }
         if (heads.length != shape.kvHeads()) {
             throw new JacapException("snapshot has " + heads.length + " KV heads, shape says " + shape.kvHeads());
         }

@@ -28,7 +28,8 @@
  * stats.observePostRope(h, position, q, off);        // as used in attention
  * stats.observeAttention(h, probs, off, visible);     // the softmax row over the head's entries
  * AveragedRotation rbar = geometry.futureRotation(nextPosition, 512);  // the layer's own RoPE
- * KeptEntries kept = policy.select(new LayerSnapshot(layer, layers, shape, heads, rbar, stats), budget);
+ * double[] energy = geometry.outputEnergy();          // W_O's squared column norms (value-aware h2o); may be null
+ * KeptEntries kept = policy.select(new LayerSnapshot(layer, layers, shape, heads, rbar, stats, energy), budget);
  * // per KV head g: cache.retain(layer, g, kept.kept(g)); stats.retainEntries(g, kept.kept(g));
  * }</pre>
  * Every {@code observe} call returns at once when the policy does not need that statistic.

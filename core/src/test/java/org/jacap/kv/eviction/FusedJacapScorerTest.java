@@ -141,7 +141,19 @@ class FusedJacapScorerTest {
         FusedJacapScorer reserved = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,reserve=32");
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
-        assertThat(FusedJacapScorer.defaults().spec()).contains("relevance=h2o", "share=0.635", "reserve=48");
+        assertThat(FusedJacapScorer.defaults().spec())
+                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max");
+        // relevance=h2o keeps the default's value weighting; the plain H2O relevance (the default before) is spelt out
+        assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.DEFAULT_RELEVANCE);
+        FusedJacapScorer plain = (FusedJacapScorer) EvictionPolicies.scorer("jacap:values=none,group=mean");
+        assertThat(plain.relevance()).isEqualTo(new ObservedAttentionScorer());
+        assertThat(EvictionPolicies.scorer(plain.spec())).isEqualTo(plain);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:values=loud"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("none, norm, deviation, output");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=tova,values=output"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("values");
         FusedJacapScorer unbounded = (FusedJacapScorer) EvictionPolicies.scorer("jacap:reserve=all");
         assertThat(unbounded.reserve()).isEqualTo(FusedJacapScorer.UNBOUNDED);
         assertThat(EvictionPolicies.scorer(unbounded.spec())).isEqualTo(unbounded);

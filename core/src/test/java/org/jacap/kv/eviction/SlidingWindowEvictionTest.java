@@ -37,6 +37,29 @@ class SlidingWindowEvictionTest {
     }
 
     @Test
+    void globalLayersCarryTheirOutputProjectionsColumnEnergies() {
+        List<LayerGeometry> layers = LayerGeometry.of(model);
+        assertThat(layers.get(0).outputEnergy())
+                .as("a window layer is never scored")
+                .isNull();
+        org.jacap.simd.WeightMatrix wo =
+                model.weights().layers().get(1).attention().output().weight();
+        double[] energy = layers.get(1).outputEnergy();
+        assertThat(energy).hasSize(wo.cols());
+        float[] row = new float[wo.cols()];
+        double[] expected = new double[wo.cols()];
+        for (int r = 0; r < wo.rows(); r++) {
+            wo.dequantizeRow(r, row, 0);
+            for (int c = 0; c < row.length; c++) {
+                expected[c] += (double) row[c] * row[c];
+            }
+        }
+        assertThat(energy).containsExactly(expected);
+        assertThat(java.util.Arrays.stream(energy).min().orElseThrow()).isPositive();
+        assertThat(LayerGeometry.of(model)).as("computed once per model").isSameAs(layers);
+    }
+
+    @Test
     void eachLayerHasItsOwnRopeAndWindow() {
         List<LayerGeometry> layers = LayerGeometry.of(model);
         assertThat(layers).hasSize(2);
