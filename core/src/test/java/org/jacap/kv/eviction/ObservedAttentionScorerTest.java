@@ -17,9 +17,11 @@ class ObservedAttentionScorerTest {
         q.observeAttention(1, new double[] {0.2, 0.2, 0.6}, 0, 3);
         q.observeAttention(1, new double[] {0.6, 0.4}, 0, 2);
         double[][] keys = {{1, 0}, {0, 1}, {1, 1}};
-        double[][] values = {{3, 4}, {0, -2}, {1, 0}};
-        return new LayerSnapshot(0, 1, SHAPE, new KvHeadRows[] {KvHeadRows.ofRows(keys, values)}, null, q);
+        return new LayerSnapshot(0, 1, SHAPE, new KvHeadRows[] {KvHeadRows.ofRows(keys, VALUES)}, null, q);
     }
+
+    /** The three entries' values. */
+    private static final double[][] VALUES = {{3, 4}, {0, -2}, {1, 0}};
 
     /** Per query head mean attention: head 0 {0.5, 0.25, 0.25}; head 1 {0.4, 0.3, 0.6}. */
     private static final double[][] MEAN = {{0.5, 0.25, 0.25}, {0.4, 0.3, 0.6}};
@@ -48,32 +50,15 @@ class ObservedAttentionScorerTest {
     @Test
     void deviationWeighsByTheDistanceFromTheHeadsMeanOutput() {
         double[] s = new ObservedAttentionScorer(ValueWeight.DEVIATION, GroupReduction.MEAN).score(layer())[0];
-        double[][] v = {{3, 4}, {0, -2}, {1, 0}};
-        double[] expected = new double[3];
-        for (int h = 0; h < 2; h++) {
-            double total = MEAN[h][0] + MEAN[h][1] + MEAN[h][2];
-            double o0 = 0;
-            double o1 = 0;
-            for (int i = 0; i < 3; i++) {
-                o0 += MEAN[h][i] * v[i][0] / total;
-                o1 += MEAN[h][i] * v[i][1] / total;
-            }
-            for (int i = 0; i < 3; i++) {
-                expected[i] += MEAN[h][i] * Math.hypot(v[i][0] - o0, v[i][1] - o1) / 2;
-            }
-        }
-        assertThat(s).containsExactly(expected, within(1e-12));
+        assertThat(s).containsExactly(weighedByDeviation(new double[] {1, 1, 1, 1}), within(1e-12));
     }
 
-    @Test
-    void outputWeighsEachDimensionByItsColumnEnergy() {
-        LayerSnapshot plain = layer();
-        // head 0: dimension 0 counts 4×, dimension 1 not at all; head 1: both once (plain deviation)
-        double[] energy = {4, 0, 1, 1};
-        LayerSnapshot weighted =
-                new LayerSnapshot(0, 1, SHAPE, new KvHeadRows[] {plain.head(0)}, null, plain.queries(), energy);
-        double[] s = new ObservedAttentionScorer(ValueWeight.OUTPUT, GroupReduction.MEAN).score(weighted)[0];
-        double[][] v = {{3, 4}, {0, -2}, {1, 0}};
+    /**
+     * The group mean of {@code a_hi (Σ_c e_hc (v_ic − ō_hc)²)^½}, ō_h the head's attention-weighted
+     * mean value, worked out for the layer's two heads and dimensions.
+     */
+    private static double[] weighedByDeviation(double[] energy) {
+        double[][] v = VALUES;
         double[] expected = new double[3];
         for (int h = 0; h < 2; h++) {
             double total = MEAN[h][0] + MEAN[h][1] + MEAN[h][2];
@@ -89,7 +74,18 @@ class ObservedAttentionScorerTest {
                 expected[i] += MEAN[h][i] * Math.sqrt(energy[2 * h] * x * x + energy[2 * h + 1] * y * y) / 2;
             }
         }
-        assertThat(s).containsExactly(expected, within(1e-12));
+        return expected;
+    }
+
+    @Test
+    void outputWeighsEachDimensionByItsColumnEnergy() {
+        LayerSnapshot plain = layer();
+        // head 0: dimension 0 counts 4×, dimension 1 not at all; head 1: both once (plain deviation)
+        double[] energy = {4, 0, 1, 1};
+        LayerSnapshot weighted =
+                new LayerSnapshot(0, 1, SHAPE, new KvHeadRows[] {plain.head(0)}, null, plain.queries(), energy);
+        double[] s = new ObservedAttentionScorer(ValueWeight.OUTPUT, GroupReduction.MEAN).score(weighted)[0];
+        assertThat(s).containsExactly(weighedByDeviation(energy), within(1e-12));
         // without energies in the snapshot it is the plain deviation
         assertThat(new ObservedAttentionScorer(ValueWeight.OUTPUT, GroupReduction.MEAN).score(plain)[0])
                 .containsExactly(
