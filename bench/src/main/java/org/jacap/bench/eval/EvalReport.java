@@ -224,15 +224,22 @@ public record EvalReport(String description, List<CellSummary> cells) {
             return chart(title, "passkey exact match (fraction of trials)", CellSummary::passkey);
         }
         if (cells.stream().anyMatch(c -> c.probe() != null)) {
-            return chart(title, "retrieval probe token accuracy", c -> c.probe().tokenAccuracy());
+            return chart(
+                    title,
+                    "retrieval probe token accuracy",
+                    c -> c.probe() == null ? null : c.probe().tokenAccuracy());
         }
         return null;
     }
 
+    /**
+     * One line per policy over its compressed cells; a cell without the metric (a row spliced in from a
+     * run without that task) is left out, and a policy with none has no line.
+     */
     private String chart(String title, String yLabel, java.util.function.Function<CellSummary, Estimate> metric) {
         Map<String, List<CellSummary>> byPolicy = new LinkedHashMap<>();
         for (CellSummary c : cells) {
-            if (c.ratio() > 0) {
+            if (c.ratio() > 0 && metric.apply(c) != null) {
                 byPolicy.computeIfAbsent(c.policy(), k -> new ArrayList<>()).add(c);
             }
         }

@@ -82,6 +82,31 @@ class EvalReportTest {
     }
 
     @Test
+    void chartsLeaveOutCellsSplicedInWithoutTheRetrievalTasks() {
+        PairedBootstrap bootstrap = new PairedBootstrap(3, 200, 5);
+        List<CellSummary> cells = new ArrayList<>(report().cells());
+        for (String policy : List.of("kl-only", "with-passkey")) {
+            CellAccumulator c = new CellAccumulator(policy, 0.5);
+            for (int d = 0; d < 3; d++) {
+                ProbeScore key = policy.equals("kl-only") ? null : new ProbeScore(d % 2, 1, -0.5);
+                c.add(doc(0.1, 0.2), null, key, 32, 0);
+            }
+            cells.add(c.summarize(bootstrap));
+        }
+        EvalReport mixed = new EvalReport("spliced", cells);
+        // the passkey chart: only the policy that ran it has a line
+        String passkey = mixed.retrievalChart("t");
+        assertThat(passkey).contains("with-passkey").doesNotContain("kl-only").doesNotContain("snapkv");
+        // the probe chart, when no cell has a passkey: the probe-less policy has no line
+        EvalReport probeOnly = new EvalReport(
+                "spliced",
+                cells.stream().filter(c -> !c.policy().equals("with-passkey")).toList());
+        assertThat(probeOnly.retrievalChart("t")).contains("snapkv").doesNotContain("kl-only");
+        assertThat(mixed.chart("t")).contains("kl-only", "with-passkey", "snapkv");
+        assertThat(mixed.markdown()).contains("| kl-only ");
+    }
+
+    @Test
     void cellSummaryAggregatesDocumentsAndPoolsTokensForP90() {
         CellSummary oracleHalf = report().cells().get(1);
         assertThat(oracleHalf.policy()).isEqualTo("oracle");
