@@ -27,14 +27,24 @@ import org.junit.jupiter.api.TestFactory;
  */
 class RealModelTest {
     /**
-     * Largest |Δ log-prob| allowed for one of llama.cpp's top-5 tokens at one step. Measured on
-     * 2026-12-01 (native precision, 2 threads): worst 1.37 (SmolLM2) and 1.08 (Gemma), mean 0.090 and
-     * 0.118. The conversion rules match llama.cpp's (layer 0 agrees to 1e-6), but a last-bit
-     * difference upstream moves a Q8 rounding, and those flips compound over 18-30 layers; the
-     * bounds sit ~15-30% above the measurement, so a wrong rule (≥ 2x, as before these fixes on
-     * the oracle models) fails.
+     * Largest |Δ log-prob| allowed for one of llama.cpp's top-5 tokens at one step. The conversion
+     * rules match llama.cpp's (layer 0 agrees to 1e-6), but a last-bit difference upstream moves a
+     * Q8 or F16 rounding, and those flips compound over 18-30 layers, so the worst single entry of
+     * ~3,500 depends on the summation order and with it on the vector width. Measured (native
+     * precision, 2 threads) with 256-bit vectors (an AVX2 Zen 3, and an AVX-512 Xeon under
+     * {@code -XX:MaxVectorSize=32}, identical): worst 1.571 (SmolLM2) and 1.335 (Gemma); with
+     * 512-bit vectors on the Xeon: 2.753 (SmolLM2: one entry above 1 nat, case 2 step 57, a token
+     * llama.cpp puts at -5.31 beside a top-1 at -0.005) and 1.052 (Gemma). A wrong conversion rule
+     * moves every step, which {@link #MEAN_LOGPROB_ERROR} and {@link #MAX_TAIL_FRACTION} catch.
      */
-    static final double MAX_LOGPROB_ERROR = 1.6;
+    static final double MAX_LOGPROB_ERROR = 3.0;
+    /**
+     * Fraction of the top-5 entries allowed above 1 nat. Measured: 5 of 3,520 on each model with
+     * 256-bit vectors, 1 of 3,520 on each with 512-bit ones; the bound (8.8 of 3,520) sits half again
+     * above the most measured. A wrong rule (≥ 2x the error, as before these fixes on the oracle
+     * models) puts far more entries there.
+     */
+    static final double MAX_TAIL_FRACTION = 0.0025;
     /** Mean |Δ log-prob| over all steps and top-5 entries of one model's cases. */
     static final double MEAN_LOGPROB_ERROR = 0.15;
     /** Greedy ids must agree while llama.cpp's top-1 leads its top-2 by more than this (nats). */
@@ -65,6 +75,7 @@ class RealModelTest {
         double sum = 0;
         double worst = 0;
         int n = 0;
+        int tail = 0;
         int agreed = 0;
         StringBuilder report = new StringBuilder();
         try (Model model = Model.load(modelFile, new LoadOptions(2, Precision.NATIVE, null))) {
@@ -86,6 +97,9 @@ class RealModelTest {
                         sum += d;
                         n++;
                         caseWorst = Math.max(caseWorst, d);
+                        if (d > 1.0) {
+                            tail++;
+                        }
                     }
                     logits = model.forward(st, new int[] {step.get("id").asInt()}, 0, 1, false);
                 }
@@ -122,10 +136,12 @@ class RealModelTest {
         double mean = sum / n;
         System.out.printf(
                 Locale.ROOT,
-                "RealModelTest %s: mean |Δlogprob| %.4f, worst %.3f, %d/%d greedy cases agree%s%n",
+                "RealModelTest %s: mean |Δlogprob| %.4f, worst %.3f, %d of %d above 1 nat, %d/%d greedy cases agree%s%n",
                 stem,
                 mean,
                 worst,
+                tail,
+                n,
                 agreed,
                 cases.size(),
                 report);
@@ -133,6 +149,9 @@ class RealModelTest {
                 .as("%s: worst |Δ log-prob| of llama.cpp's top-5", stem)
                 .isLessThanOrEqualTo(MAX_LOGPROB_ERROR);
         assertThat(mean).as("%s: mean |Δ log-prob| of llama.cpp's top-5", stem).isLessThanOrEqualTo(MEAN_LOGPROB_ERROR);
+        assertThat((double) tail / n)
+                .as("%s: fraction of llama.cpp's top-5 entries off by more than 1 nat (%d of %d)", stem, tail, n)
+                .isLessThanOrEqualTo(MAX_TAIL_FRACTION);
     }
 
     static double[] logSoftmax(float[] logits, int n) {
