@@ -124,6 +124,57 @@ class LauncherTest {
         }
     }
 
+    /**
+     * A copy of the launcher in a fake checkout whose jar is older than a source: it rebuilds
+     * (here a stand-in {@code mvnw} that records its arguments) before it runs the jar, and runs
+     * it without rebuilding once the jar is newer again; {@code JACAP_JAR} is never rebuilt.
+     */
+    @Test
+    void aJarOlderThanTheSourcesIsRebuiltFirst() throws Exception {
+        Path checkout = Files.createDirectories(tmp.resolve("checkout"));
+        Path launcher = Files.copy(LAUNCHER, checkout.resolve("jacap"));
+        Path log = checkout.resolve("mvnw.log");
+        Path mvnw = checkout.resolve("mvnw");
+        Files.writeString(mvnw, "#!/bin/sh\necho \"$@\" >> '" + log + "'\ntouch cli/target/jacap.jar\n");
+        assertThat(mvnw.toFile().setExecutable(true)).isTrue();
+        Path built = Files.createDirectories(checkout.resolve("cli/target")).resolve("jacap.jar");
+        Files.copy(jar, built);
+        Path source =
+                Files.createDirectories(checkout.resolve("core/src/main/java")).resolve("Changed.java");
+        Files.writeString(source, "class Changed {}");
+        Files.setLastModifiedTime(
+                built, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+
+        Process first = version(launcher, null);
+        assertThat(first.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(new String(first.getErrorStream().readAllBytes(), StandardCharsets.UTF_8))
+                .contains("jacap: sources changed since the CLI jar was built: rebuilding it");
+        assertThat(new String(first.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .startsWith("jacap ");
+        assertThat(first.exitValue()).isZero();
+        assertThat(Files.readAllLines(log)).containsExactly("-q -B -DskipTests package");
+
+        Process second = version(launcher, null); // the stand-in touched the jar: now newer than the source
+        assertThat(second.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(second.exitValue()).isZero();
+        Files.setLastModifiedTime(
+                built, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Process named = version(launcher, built); // JACAP_JAR: used as it is
+        assertThat(named.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(named.exitValue()).isZero();
+        assertThat(Files.readAllLines(log)).hasSize(1);
+    }
+
+    private static Process version(Path launcher, Path jacapJar) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "--version");
+        pb.environment().remove("JACAP_JAR");
+        if (jacapJar != null) {
+            pb.environment().put("JACAP_JAR", jacapJar.toString());
+        }
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        return pb.start();
+    }
+
     @Test
     void aReaderThatGoesAwayEndsTheRunWithExit141() throws Exception {
         Path err = tmp.resolve("pipe.err");
