@@ -54,7 +54,14 @@ public final class MatMul {
     private static final MethodHandle[] DOTS = new MethodHandle[GgmlType.values().length];
 
     private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
-    /** {@link IntegerDotKernel#dotQ8} for the types that have one, else null. */
+    /**
+     * For the types that have one (else null), the integer kernel of this CPU's width, what
+     * {@link IntegerDotKernel#dotQ8} picks: bound to the kernel's own {@code dotQ8Wide} or
+     * {@code dotQ8Narrow}, not to {@code dotQ8}. That is a default method, one method for every
+     * type: C2 compiled it with the kernels its receivers had run inlined into it, so a model's
+     * two types (SmolLM2's Q4_1 layers and Q8_0 output) met in one compilation, and after a
+     * prefill had called it with the other type first the Q4_1 decode ran 1.4x slower.
+     */
     private static final MethodHandle[] Q8_DOTS = new MethodHandle[GgmlType.values().length];
 
     static {
@@ -76,17 +83,16 @@ public final class MatMul {
                     "dequantize",
                     MethodType.methodType(
                             void.class, MemorySegment.class, long.class, float[].class, int.class, int.class));
-            MethodHandle dotQ8 = lookup.findVirtual(
-                    IntegerDotKernel.class,
-                    "dotQ8",
-                    MethodType.methodType(
-                            float.class, MemorySegment.class, long.class, QuantizedActivations.class, int.class));
+            MethodType dotQ8 = MethodType.methodType(
+                    float.class, MemorySegment.class, long.class, QuantizedActivations.class, int.class);
             for (GgmlType type : GgmlType.values()) {
                 if (Kernels.supports(type)) {
                     DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
                     DEQUANTIZERS[type.ordinal()] = dequantize.bindTo(Kernels.of(type));
                     if (Kernels.of(type) instanceof IntegerDotKernel ik) {
-                        Q8_DOTS[type.ordinal()] = dotQ8.bindTo(ik);
+                        Q8_DOTS[type.ordinal()] = lookup.findVirtual(
+                                        ik.getClass(), Layouts.WIDE ? "dotQ8Wide" : "dotQ8Narrow", dotQ8)
+                                .bindTo(ik);
                     }
                 }
             }
@@ -335,7 +341,7 @@ public final class MatMul {
         }
     }
 
-    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is a bound {@link IntegerDotKernel#dotQ8}. */
+    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is one of {@link #Q8_DOTS}. */
     private void matVecRowsQ8(int groupStart, int groupEnd, int worker) {
         final IntegerDotKernel k = (IntegerDotKernel) kernel;
         final MemorySegment seg = data;
