@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
@@ -142,8 +143,7 @@ class LauncherTest {
         Path source =
                 Files.createDirectories(checkout.resolve("core/src/main/java")).resolve("Changed.java");
         Files.writeString(source, "class Changed {}");
-        Files.setLastModifiedTime(
-                built, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.setLastModifiedTime(built, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
 
         Process first = version(launcher, null);
         assertThat(first.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -157,8 +157,7 @@ class LauncherTest {
         Process second = version(launcher, null); // the stand-in touched the jar: now newer than the source
         assertThat(second.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(second.exitValue()).isZero();
-        Files.setLastModifiedTime(
-                built, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.setLastModifiedTime(built, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
         Process named = version(launcher, built); // JACAP_JAR: used as it is
         assertThat(named.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(named.exitValue()).isZero();

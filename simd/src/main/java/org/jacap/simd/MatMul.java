@@ -323,10 +323,12 @@ public final class MatMul {
 
     /**
      * Matrix x vector: stream each row once through the type's fused dot. The vector dot is called
-     * through a bound handle held in a field, which C2 cannot inline: each kernel's dot stays a
-     * compilation of its own. Inlined here, the kernels of a model's two types (Q4_0 layers and a
-     * Q6_K output) would meet in one method, exceed C2's inlining budget and fall back to boxed
-     * vectors, 10x slower. The call costs a few ns per row of thousands of weights.
+     * through a bound handle held in a field, which C2 cannot inline: a kernel that declares its own
+     * dot stays a compilation of its own. Inlined here, the kernels of a model's two types (Q4_0
+     * layers and a Q6_K output) would meet in one method, exceed C2's inlining budget and fall back
+     * to boxed vectors, 10x slower. The types that inherit {@link TypeKernel#dot} (F16, Q5_1, Q2_K,
+     * Q3_K, Q8_K here) still share that one default method, as the integer kernels shared
+     * {@code dotQ8} before {@link #Q8_DOTS} was bound per kernel. The call costs a few ns per row.
      */
     private void matVecRows(int groupStart, int groupEnd, int worker) {
         final TypeKernel k = kernel;
