@@ -276,31 +276,37 @@ public final class MatMul {
      * to each product (one pass over the block minima, 1/32 of the product's work).
      */
     private void addQ8_1SumCorrections(WeightMatrix w, float[] x, int xOff, int batch, float[] out, int outOff) {
-        int blocks = w.cols() / 32;
+        int cols = w.cols();
+        int blocks = cols / 32;
         int blockBytes = (int) (w.rowBytes() / blocks);
         if (sumCorrections.length < batch * blocks) {
             sumCorrections = new float[batch * blocks];
         }
-        float[] c = sumCorrections;
-        for (int t = 0; t < batch; t++) {
-            VecDotType.q8_1SumCorrections(x, xOff + t * w.cols(), w.cols(), c, t * blocks);
-        }
+        float[] c = sumCorrections; // block-major: c[b * batch + t]
+        pool.parallelFor(batch, (start, end, worker) -> {
+            float[] token = new float[blocks];
+            for (int t = start; t < end; t++) {
+                VecDotType.q8_1SumCorrections(x, xOff + t * cols, cols, token, 0);
+                for (int b = 0; b < blocks; b++) {
+                    c[b * batch + t] = token[b];
+                }
+            }
+        });
         MemorySegment seg = w.data();
         long rowBytes = w.rowBytes();
         int rows = w.rows();
         pool.parallelFor(rows, (start, end, worker) -> {
             float[] m = new float[blocks];
+            float[] sums = new float[batch];
             for (int r = start; r < end; r++) {
                 long base = r * rowBytes;
                 for (int b = 0; b < blocks; b++) {
                     m[b] = Float.float16ToFloat(seg.get(Layouts.SHORT, base + (long) b * blockBytes + 2));
                 }
-                for (int t = 0; t < batch; t++) {
-                    float corr = 0f;
-                    for (int b = 0; b < blocks; b++) {
-                        corr += m[b] * c[t * blocks + b];
-                    }
-                    out[outOff + t * rows + r] += corr;
+                if (vectorized) {
+                    Q8_1Corrections.addRow(m, c, blocks, batch, sums, out, outOff, rows, r);
+                } else {
+                    Q8_1Corrections.addRowScalar(m, c, blocks, batch, out, outOff, rows, r);
                 }
             }
         });
