@@ -43,10 +43,7 @@ public final class EvictionPolicies {
                     "streaming_llm"),
             new Entry("knorm", s -> new KeyNormScorer()),
             new Entry("keydiff", s -> new KeyDiffScorer(s.real(1e-12, "normalize_eps"), s.real(1e-8, "cosine_eps"))),
-            new Entry(
-                    "snapkv",
-                    s -> new SnapKvScorer((int) s.integer(SnapKvScorer.DEFAULT_WINDOW, "window_size", "window"), (int)
-                            s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"))),
+            new Entry("snapkv", s -> snapKv(s, SnapKvScorer.DEFAULT_WINDOW)),
             new Entry("tova", s -> new TovaScorer()),
             new Entry("h2o", EvictionPolicies::observed, "observed_attention", "observed"),
             new Entry("expected", EvictionPolicies::expected, "expected_attention"),
@@ -137,13 +134,26 @@ public final class EvictionPolicies {
 
     /** An observed-attention scorer whose {@code values} and {@code group} default to {@code d}'s. */
     private static ObservedAttentionScorer observed(Spec s, ObservedAttentionScorer d) {
-        return new ObservedAttentionScorer(
-                ValueWeight.valueOf(
-                        s.choice(d.values().spelling(), List.of("none", "norm", "deviation", "output"), "values")
-                                .toUpperCase(Locale.ROOT)),
-                GroupReduction.valueOf(
-                        s.choice(d.group().name().toLowerCase(Locale.ROOT), List.of("mean", "max"), "group")
-                                .toUpperCase(Locale.ROOT)));
+        return new ObservedAttentionScorer(valueWeight(s, d.values()), groupReduction(s, d.group()));
+    }
+
+    /** SnapKV with its window defaulting to {@code window}; {@code values}/{@code group} as h2o's, default none/mean. */
+    private static SnapKvScorer snapKv(Spec s, int window) {
+        return new SnapKvScorer(
+                (int) s.integer(window, "window_size", "window"),
+                (int) s.integer(SnapKvScorer.DEFAULT_KERNEL, "kernel_size", "kernel"),
+                valueWeight(s, ValueWeight.NONE),
+                groupReduction(s, GroupReduction.MEAN));
+    }
+
+    private static ValueWeight valueWeight(Spec s, ValueWeight d) {
+        return ValueWeight.valueOf(s.choice(d.spelling(), List.of("none", "norm", "deviation", "output"), "values")
+                .toUpperCase(Locale.ROOT));
+    }
+
+    private static GroupReduction groupReduction(Spec s, GroupReduction d) {
+        return GroupReduction.valueOf(s.choice(d.name().toLowerCase(Locale.ROOT), List.of("mean", "max"), "group")
+                .toUpperCase(Locale.ROOT));
     }
 
     private static KvScorer expected(Spec s) {
@@ -192,12 +202,12 @@ public final class EvictionPolicies {
     }
 
     /**
-     * The fused scorer's relevance; {@code window} (snapkv) and {@code values}/{@code group} (h2o, the
-     * default's unless given) pass through.
+     * The fused scorer's relevance; {@code window}/{@code kernel} (snapkv) and {@code values}/{@code group}
+     * pass through (h2o's default to the default relevance's, snapkv's to none/mean).
      */
     private static KvScorer relevance(String name, Spec s, ObservedAttentionScorer defaultH2o) {
         return switch (name) {
-            case "snapkv" -> new SnapKvScorer((int) s.integer(32, "window"), SnapKvScorer.DEFAULT_KERNEL);
+            case "snapkv" -> snapKv(s, 32);
             case "tova" -> new TovaScorer();
             case "h2o" -> observed(s, defaultH2o);
             default -> null;

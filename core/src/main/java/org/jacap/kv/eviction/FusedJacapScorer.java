@@ -93,7 +93,11 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
         return name() + ":relevance=" + (relevance == null ? "none" : relevance.name()) + ",capacity="
                 + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
                 + recent + ",reserve=" + (reserve == UNBOUNDED ? "all" : String.valueOf(reserve))
-                + (relevance instanceof SnapKvScorer snap ? ",window=" + snap.windowSize() : "")
+                + (relevance instanceof SnapKvScorer snap
+                        ? ",window=" + snap.windowSize() + ",kernel=" + snap.kernelSize() + ",values="
+                                + snap.values().spelling() + ",group="
+                                + snap.group().name().toLowerCase(Locale.ROOT)
+                        : "")
                 + (relevance instanceof ObservedAttentionScorer o
                         ? ",values=" + o.values().spelling() + ",group="
                                 + o.group().name().toLowerCase(Locale.ROOT)

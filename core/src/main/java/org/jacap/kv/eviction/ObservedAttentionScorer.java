@@ -50,7 +50,7 @@ public record ObservedAttentionScorer(ValueWeight values, GroupReduction group) 
             KvHeadRows rows = layer.head(g);
             int n = rows.length();
             s[g] = new double[n];
-            double[] norms = values == ValueWeight.NORM ? valueNorms(rows) : null;
+            double[] norms = values == ValueWeight.NORM ? ValueWeighting.valueNorms(rows) : null;
             int first = shape.firstQueryHead(g);
             for (int h = first; h < first + shape.groupSize(); h++) {
                 double[] perHead = new double[n];
@@ -58,7 +58,7 @@ public record ObservedAttentionScorer(ValueWeight values, GroupReduction group) 
                     int seen = stats.attentionSeenBy(h, i);
                     perHead[i] = seen == 0 ? 0.0 : stats.attentionReceived(h, i) / seen;
                 }
-                weigh(perHead, rows, norms, energies(layer, h));
+                ValueWeighting.weigh(values, perHead, rows, norms, ValueWeighting.energies(layer, h, values));
                 if (trace.enabled()) {
                     trace.record("per_head", h, perHead.clone());
                 }
@@ -67,69 +67,5 @@ public record ObservedAttentionScorer(ValueWeight values, GroupReduction group) 
             group.finish(s[g], 0, n, shape.groupSize());
         }
         return s;
-    }
-
-    /** Query head h's slice of the W_O column energies, or null (plain deviation). */
-    private double[] energies(LayerSnapshot layer, int h) {
-        double[] e = layer.outputEnergy();
-        if (values != ValueWeight.OUTPUT || e == null) {
-            return null;
-        }
-        int d = layer.shape().headDim();
-        return java.util.Arrays.copyOfRange(e, h * d, (h + 1) * d);
-    }
-
-    /** Multiplies one query head's attention by the value weight, in place. */
-    private void weigh(double[] attention, KvHeadRows rows, double[] norms, double[] energy) {
-        switch (values) {
-            case NONE -> {}
-            case NORM -> {
-                for (int i = 0; i < attention.length; i++) {
-                    attention[i] *= norms[i];
-                }
-            }
-            case DEVIATION, OUTPUT -> {
-                int n = attention.length;
-                int d = rows.headDim();
-                double[] v = rows.values();
-                double[] mean = new double[d];
-                double total = 0;
-                for (int i = 0; i < n; i++) {
-                    total += attention[i];
-                    for (int c = 0; c < d; c++) {
-                        mean[c] += attention[i] * v[i * d + c];
-                    }
-                }
-                if (total > 0) {
-                    for (int c = 0; c < d; c++) {
-                        mean[c] /= total;
-                    }
-                }
-                for (int i = 0; i < n; i++) {
-                    double sq = 0;
-                    for (int c = 0; c < d; c++) {
-                        double x = v[i * d + c] - mean[c];
-                        sq += energy == null ? x * x : energy[c] * x * x;
-                    }
-                    attention[i] *= Math.sqrt(sq);
-                }
-            }
-        }
-    }
-
-    /** ‖v_i‖₁ of every entry. */
-    private static double[] valueNorms(KvHeadRows rows) {
-        int n = rows.length();
-        int d = rows.headDim();
-        double[] v = rows.values();
-        double[] norms = new double[n];
-        for (int i = 0; i < n; i++) {
-            double sum = 0;
-            for (int c = 0; c < d; c++) {
-                sum += Math.abs(v[i * d + c]);
-            }
-            norms[i] = sum;
-        }
-        return norms;
     }
 }

@@ -7,8 +7,14 @@ import org.jacap.JacapException;
  * softmax rows, averaged over the window), average-pooled with a zero-padded kernel that always
  * divides by {@code kernelSize}, then averaged over the GQA group. The window's own entries are
  * protected, newest first.
+ *
+ * <p>{@code values} other than {@link ValueWeight#NONE} weigh each query head's pooled attention by
+ * the entry's value before the group reduction, as {@code h2o:values=...} does (an extension, not
+ * SnapKV: {@code snapkv:values=output,group=max}; ō is the pooled-attention mean of the evictable
+ * entries' values).
  */
-public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
+public record SnapKvScorer(int windowSize, int kernelSize, ValueWeight values, GroupReduction group)
+        implements KvScorer {
     public static final int DEFAULT_WINDOW = 64;
     public static final int DEFAULT_KERNEL = 5;
 
@@ -17,6 +23,14 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
             throw new JacapException(
                     "snapkv needs window >= 1 and an odd kernel, got window=" + windowSize + " kernel=" + kernelSize);
         }
+        if (values == null || group == null) {
+            throw new JacapException("snapkv: values and group must be given");
+        }
+    }
+
+    /** SnapKV as kvpress runs it: attention alone, the group's mean. */
+    public SnapKvScorer(int windowSize, int kernelSize) {
+        this(windowSize, kernelSize, ValueWeight.NONE, GroupReduction.MEAN);
     }
 
     @Override
@@ -26,7 +40,11 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
 
     @Override
     public String spec() {
-        return name() + ":window_size=" + windowSize + ",kernel_size=" + kernelSize;
+        return name() + ":window_size=" + windowSize + ",kernel_size=" + kernelSize
+                + (values == ValueWeight.NONE && group == GroupReduction.MEAN
+                        ? ""
+                        : ",values=" + values.spelling() + ",group="
+                                + group.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     @Override
@@ -39,7 +57,7 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
         AttentionShape shape = layer.shape();
         QueryStatistics stats = layer.queries();
         int d = shape.headDim();
-        int group = shape.groupSize();
+        int groupSize = shape.groupSize();
         double[][] s = new double[shape.kvHeads()][];
         int[] windowStart = new int[shape.kvHeads()];
         double[] q = new double[d];
@@ -49,7 +67,9 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
             int n = cols.n;
             s[g] = new double[n];
             double[] row = new double[n];
-            for (int h = shape.firstQueryHead(g); h < shape.firstQueryHead(g) + group; h++) {
+            double[] norms = values == ValueWeight.NORM ? ValueWeighting.valueNorms(rows) : null;
+            int first = shape.firstQueryHead(g);
+            for (int h = first; h < first + groupSize; h++) {
                 int held = stats.recentCount(h);
                 if (held == 0) {
                     throw new JacapException("snapkv: no recent queries observed for head " + h);
@@ -71,17 +91,14 @@ public record SnapKvScorer(int windowSize, int kernelSize) implements KvScorer {
                     mean[i] /= w;
                 }
                 double[] pooled = averagePool(mean);
+                ValueWeighting.weigh(values, pooled, rows, norms, ValueWeighting.energies(layer, h, values));
                 if (trace.enabled()) {
                     trace.record("window_attention_mean", h, mean.clone());
                     trace.record("pooled", h, pooled.clone());
                 }
-                for (int i = 0; i < start; i++) {
-                    s[g][i] += pooled[i];
-                }
+                group.accumulate(s[g], pooled, 0, start, h - first);
             }
-            for (int i = 0; i < windowStart[g]; i++) {
-                s[g][i] /= group;
-            }
+            group.finish(s[g], 0, windowStart[g], groupSize);
         }
         ProtectedScores.protectRecent(s, windowStart);
         return s;
