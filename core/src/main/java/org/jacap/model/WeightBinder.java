@@ -8,6 +8,7 @@ import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.simd.Dequantize;
 import org.jacap.simd.UnsupportedTensorTypeException;
 import org.jacap.simd.WeightMatrix;
+import org.jacap.simd.Widening;
 
 /**
  * Looks tensors up by name and turns them into typed weights, checking shape and type so that
@@ -16,6 +17,8 @@ import org.jacap.simd.WeightMatrix;
 final class WeightBinder {
     private final GgufFile file;
     private final String architecture;
+    /** Bytes of widened copies made so far ({@link Widening#MAX_BYTES} at most). */
+    private long widened;
 
     WeightBinder(GgufFile file, String architecture) {
         this.file = file;
@@ -76,7 +79,13 @@ final class WeightBinder {
 
     private WeightMatrix wrap(GgufTensorInfo t, MemorySegment data, int rows, int cols) {
         try {
-            return new WeightMatrix(data, t.type(), rows, cols);
+            WeightMatrix m = new WeightMatrix(data, t.type(), rows, cols);
+            long bytes = Widening.widenedBytes(m);
+            if (bytes == 0 || widened + bytes > Widening.MAX_BYTES) {
+                return m;
+            }
+            widened += bytes;
+            return Widening.widen(m);
         } catch (UnsupportedTensorTypeException e) {
             throw new JacapException(
                     "tensor '" + t.name() + "' has type " + t.type() + ", which Jacap cannot compute with yet", e);
