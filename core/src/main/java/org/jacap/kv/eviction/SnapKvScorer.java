@@ -91,11 +91,11 @@ public record SnapKvScorer(int windowSize, int kernelSize, ValueWeight values, G
                     mean[i] /= w;
                 }
                 double[] pooled = averagePool(mean);
-                ValueWeighting.weigh(values, pooled, rows, norms, ValueWeighting.energies(layer, h, values));
                 if (trace.enabled()) {
                     trace.record("window_attention_mean", h, mean.clone());
                     trace.record("pooled", h, pooled.clone());
                 }
+                ValueWeighting.weigh(values, pooled, rows, norms, ValueWeighting.energies(layer, h, values));
                 group.accumulate(s[g], pooled, 0, start, h - first);
             }
             group.finish(s[g], 0, windowStart[g], groupSize);
