@@ -4,8 +4,13 @@ import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.SHORT;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.jacap.gguf.GgmlType;
 
 /**
@@ -33,17 +38,17 @@ public final class Widening {
 
     /** Bytes the widened copy of {@code m} takes; 0 when {@link #widen} leaves it as it is. */
     public static long widenedBytes(WeightMatrix m) {
-        return !ENABLED || m.type() != GgmlType.Q5_0 ? 0 : (long) m.rows() * (m.cols() / 32) * Q8_0Kernel.BYTES;
+        return !ENABLED || m.type() != GgmlType.Q5_0 ? 0 : m.rows() * GgmlType.Q8_0.bytesFor(m.cols());
     }
 
     /** {@code m} in the type its kernel runs fastest in: a Q5_0 matrix as Q8_0, others unchanged. */
     public static WeightMatrix widen(WeightMatrix m) {
-        if (!ENABLED || m.type() != GgmlType.Q5_0) {
+        long bytes = widenedBytes(m);
+        if (bytes == 0) {
             return m;
         }
-        long blocks = (long) m.rows() * (m.cols() / 32);
-        MemorySegment dst = mappedScratch(blocks * Q8_0Kernel.BYTES);
-        q5_0ToQ8_0(m.data(), dst, blocks);
+        MemorySegment dst = mappedScratch(bytes);
+        q5_0ToQ8_0(m.data(), dst, bytes / Q8_0Kernel.BYTES);
         return new WeightMatrix(dst, GgmlType.Q8_0, m.rows(), m.cols());
     }
 
@@ -53,14 +58,13 @@ public final class Widening {
      */
     private static MemorySegment mappedScratch(long bytes) {
         try {
-            java.nio.file.Path f = java.nio.file.Files.createTempFile("jacap-widen", ".bin");
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(
-                    f, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
-                return ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, bytes, Arena.ofAuto());
+            Path f = Files.createTempFile("jacap-widen", ".bin");
+            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, Arena.ofAuto());
             } finally {
-                java.nio.file.Files.deleteIfExists(f);
+                Files.deleteIfExists(f);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return Arena.ofAuto().allocate(bytes, 64);
         }
     }
