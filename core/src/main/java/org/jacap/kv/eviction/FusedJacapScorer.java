@@ -1,6 +1,5 @@
 package org.jacap.kv.eviction;
 
-import java.util.Locale;
 import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.TopK;
 
@@ -94,13 +93,11 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
                 + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
                 + recent + ",reserve=" + (reserve == UNBOUNDED ? "all" : String.valueOf(reserve))
                 + (relevance instanceof SnapKvScorer snap
-                        ? ",window=" + snap.windowSize() + ",kernel=" + snap.kernelSize() + ",values="
-                                + snap.values().spelling() + ",group="
-                                + snap.group().name().toLowerCase(Locale.ROOT)
+                        ? ",window=" + snap.windowSize() + ",kernel=" + snap.kernelSize() + ","
+                                + ValueWeighting.spec(snap.values(), snap.group())
                         : "")
                 + (relevance instanceof ObservedAttentionScorer o
-                        ? ",values=" + o.values().spelling() + ",group="
-                                + o.group().name().toLowerCase(Locale.ROOT)
+                        ? "," + ValueWeighting.spec(o.values(), o.group())
                         : "");
     }
 

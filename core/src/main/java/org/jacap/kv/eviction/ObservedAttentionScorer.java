@@ -32,8 +32,7 @@ public record ObservedAttentionScorer(ValueWeight values, GroupReduction group) 
         if (values == ValueWeight.NONE && group == GroupReduction.MEAN) {
             return name();
         }
-        return name() + ":values=" + values.spelling() + ",group="
-                + group.name().toLowerCase(java.util.Locale.ROOT);
+        return name() + ":" + ValueWeighting.spec(values, group);
     }
 
     @Override

@@ -43,8 +43,7 @@ public record SnapKvScorer(int windowSize, int kernelSize, ValueWeight values, G
         return name() + ":window_size=" + windowSize + ",kernel_size=" + kernelSize
                 + (values == ValueWeight.NONE && group == GroupReduction.MEAN
                         ? ""
-                        : ",values=" + values.spelling() + ",group="
-                                + group.name().toLowerCase(java.util.Locale.ROOT));
+                        : "," + ValueWeighting.spec(values, group));
     }
 
     @Override

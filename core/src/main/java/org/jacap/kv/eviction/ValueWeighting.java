@@ -1,6 +1,7 @@
 package org.jacap.kv.eviction;
 
 import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * Applies a {@link ValueWeight} to one query head's attention scores: shared by the observed
@@ -8,6 +9,11 @@ import java.util.Arrays;
  */
 final class ValueWeighting {
     private ValueWeighting() {}
+
+    /** The spec parameters {@code values=V,group=G}, as the registry parses them. */
+    static String spec(ValueWeight values, GroupReduction group) {
+        return "values=" + values.spelling() + ",group=" + group.name().toLowerCase(Locale.ROOT);
+    }
 
     /** Query head h's slice of the W_O column energies, or null (no energies, or not {@code OUTPUT}). */
     static double[] energies(LayerSnapshot layer, int h, ValueWeight values) {
