@@ -28,6 +28,35 @@ public sealed interface IntegerDotKernel extends TypeKernel
     /** {@link #dotQ8} in 256-bit vectors. */
     float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count);
 
+    /**
+     * {@link #dotQ8Wide} of {@code rows} rows stored {@code rowBytes} apart from byte {@code offset},
+     * into {@code out[outOff ..)}: what a matrix-vector product calls once per range of rows. Each
+     * kernel declares its own loop, so the loop and its dot are one compilation per type (a default
+     * method would be one compilation shared by every type, see {@code MatMul.Q8_ROWS}) and a row
+     * costs no call through a handle: on Gemma 3's 640-wide rows (20 blocks) that call was a
+     * quarter of a 2048 × 640 product.
+     */
+    void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows);
+
+    /** {@link #dotQ8RowsWide} with {@link #dotQ8Narrow}. */
+    void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows);
+
     /** Scalar twin of {@link #dotQ8}: the same integer block sums, one float sum in block order. */
     float dotQ8Scalar(MemorySegment src, long offset, QuantizedActivations x, int count);
 }

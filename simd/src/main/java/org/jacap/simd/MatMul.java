@@ -55,14 +55,14 @@ public final class MatMul {
 
     private static final MethodHandle[] DEQUANTIZERS = new MethodHandle[GgmlType.values().length];
     /**
-     * For the types that have one (else null), the integer kernel of this CPU's width, what
-     * {@link IntegerDotKernel#dotQ8} picks: bound to the kernel's own {@code dotQ8Wide} or
-     * {@code dotQ8Narrow}, not to {@code dotQ8}. That is a default method, one method for every
-     * type: C2 compiled it with the kernels its receivers had run inlined into it, so a model's
-     * two types (SmolLM2's Q4_1 layers and Q8_0 output) met in one compilation, and after a
-     * prefill had called it with the other type first the Q4_1 decode ran 1.4x slower.
+     * For the types that have one (else null), the integer kernel's row loop of this CPU's width:
+     * bound to the kernel's own {@code dotQ8RowsWide} or {@code dotQ8RowsNarrow}, so each type's
+     * loop and dot are a compilation of their own. A default method shared by every type (as
+     * {@code dotQ8} once was) is compiled with the kernels its receivers had run inlined into it:
+     * a model's two types (SmolLM2's Q4_1 layers and Q8_0 output) met in one compilation, and
+     * after a prefill had called it with the other type first the Q4_1 decode ran 1.4x slower.
      */
-    private static final MethodHandle[] Q8_DOTS = new MethodHandle[GgmlType.values().length];
+    private static final MethodHandle[] Q8_ROWS = new MethodHandle[GgmlType.values().length];
 
     static {
         try {
@@ -83,15 +83,23 @@ public final class MatMul {
                     "dequantize",
                     MethodType.methodType(
                             void.class, MemorySegment.class, long.class, float[].class, int.class, int.class));
-            MethodType dotQ8 = MethodType.methodType(
-                    float.class, MemorySegment.class, long.class, QuantizedActivations.class, int.class);
+            MethodType q8Rows = MethodType.methodType(
+                    void.class,
+                    MemorySegment.class,
+                    long.class,
+                    long.class,
+                    QuantizedActivations.class,
+                    int.class,
+                    float[].class,
+                    int.class,
+                    int.class);
             for (GgmlType type : GgmlType.values()) {
                 if (Kernels.supports(type)) {
                     DOTS[type.ordinal()] = dot.bindTo(Kernels.of(type));
                     DEQUANTIZERS[type.ordinal()] = dequantize.bindTo(Kernels.of(type));
                     if (Kernels.of(type) instanceof IntegerDotKernel ik) {
-                        Q8_DOTS[type.ordinal()] = lookup.findVirtual(
-                                        ik.getClass(), Layouts.WIDE ? "dotQ8Wide" : "dotQ8Narrow", dotQ8)
+                        Q8_ROWS[type.ordinal()] = lookup.findVirtual(
+                                        ik.getClass(), Layouts.WIDE ? "dotQ8RowsWide" : "dotQ8RowsNarrow", q8Rows)
                                 .bindTo(ik);
                     }
                 }
@@ -131,6 +139,9 @@ public final class MatMul {
     // The call in flight, published to the workers by ThreadPool's generation counter.
     private TypeKernel kernel;
     private MethodHandle dot;
+    /** The integer kernel's row loop ({@link #Q8_ROWS}); null for a float kernel. */
+    private MethodHandle q8Rows;
+
     private MethodHandle dequantize;
     private MemorySegment data;
     private long rowBytes;
@@ -237,7 +248,8 @@ public final class MatMul {
             this.xBase = 0;
         }
         this.kernel = k;
-        this.dot = integer ? Q8_DOTS[w.type().ordinal()] : DOTS[w.type().ordinal()];
+        this.dot = integer ? null : DOTS[w.type().ordinal()];
+        this.q8Rows = integer ? Q8_ROWS[w.type().ordinal()] : null;
         this.dequantize = DEQUANTIZERS[w.type().ordinal()];
         this.data = w.data();
         this.rowBytes = w.rowBytes();
@@ -334,7 +346,7 @@ public final class MatMul {
      * layers and a Q6_K output) would meet in one method, exceed C2's inlining budget and fall back
      * to boxed vectors, 10x slower. The types that inherit {@link TypeKernel#dot} (F16, Q5_1, Q2_K,
      * Q3_K, Q8_K here) still share that one default method, as the integer kernels shared
-     * {@code dotQ8} before {@link #Q8_DOTS} was bound per kernel. The call costs a few ns per row.
+     * {@code dotQ8} before {@link #Q8_ROWS} was bound per kernel. The call costs a few ns per row.
      */
     private void matVecRows(int groupStart, int groupEnd, int worker) {
         final TypeKernel k = kernel;
@@ -349,25 +361,26 @@ public final class MatMul {
         }
     }
 
-    /** {@link #matVecRows} with the integer kernel against {@link #q8}: {@link #dot} is one of {@link #Q8_DOTS}. */
+    /** {@link #matVecRows} with the integer kernel against {@link #q8}: one call of the kernel's row loop per range. */
     private void matVecRowsQ8(int groupStart, int groupEnd, int worker) {
-        final IntegerDotKernel k = (IntegerDotKernel) kernel;
-        final MemorySegment seg = data;
-        final MethodHandle dot = this.dot;
-        int rEnd = Math.min(rows, groupEnd * ROW_TILE);
-        for (int r = groupStart * ROW_TILE; r < rEnd; r++) {
-            out[outOff + r] =
-                    vectorized ? invokeDotQ8(dot, seg, r * rowBytes) : k.dotQ8Scalar(seg, r * rowBytes, q8, cols);
+        int r0 = groupStart * ROW_TILE;
+        int n = Math.min(rows, groupEnd * ROW_TILE) - r0;
+        if (n <= 0) {
+            return;
         }
-    }
-
-    private float invokeDotQ8(MethodHandle dot, MemorySegment seg, long offset) {
+        if (!vectorized) {
+            final IntegerDotKernel k = (IntegerDotKernel) kernel;
+            for (int r = r0; r < r0 + n; r++) {
+                out[outOff + r] = k.dotQ8Scalar(data, r * rowBytes, q8, cols);
+            }
+            return;
+        }
         try {
-            return (float) dot.invokeExact(seg, offset, q8, cols);
+            q8Rows.invokeExact(data, r0 * rowBytes, rowBytes, q8, cols, out, outOff + r0, n);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            throw new IllegalStateException(t); // dotQ8 declares no checked exceptions
+            throw new IllegalStateException(t); // the row loops declare no checked exceptions
         }
     }
 

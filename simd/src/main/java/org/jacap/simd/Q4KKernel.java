@@ -269,4 +269,34 @@ final class Q4KKernel implements IntegerDotKernel {
             }
         }
     }
+
+    @Override
+    public void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Wide(src, offset + r * rowBytes, x, count);
+        }
+    }
+
+    @Override
+    public void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Narrow(src, offset + r * rowBytes, x, count);
+        }
+    }
 }

@@ -114,7 +114,8 @@ final class Q4_0Kernel implements IntegerDotKernel {
     private static float narrow(MemorySegment src, long offset, QuantizedActivations x, int from, int to) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F256);
+        FloatVector acc = FloatVector.zero(F256); // even and odd blocks, rotated: see Q8_0Kernel.dotQ8Wide
+        FloatVector odd = acc;
         for (int b = from; b < to; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 2, LE)
@@ -128,9 +129,12 @@ final class Q4_0Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pairs of shorts to ints in three ops, inline: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
+            FloatVector next =
+                    ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), odd);
+            odd = acc;
+            acc = next;
         }
-        return LaneSums.sum256(acc);
+        return LaneSums.sum256(acc.add(odd));
     }
 
     @Override
@@ -162,6 +166,36 @@ final class Q4_0Kernel implements IntegerDotKernel {
                 dst[dstOff + j] = ((q & 0x0F) - 8) * d;
                 dst[dstOff + j + 16] = ((q >>> 4) - 8) * d;
             }
+        }
+    }
+
+    @Override
+    public void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Wide(src, offset + r * rowBytes, x, count);
+        }
+    }
+
+    @Override
+    public void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Narrow(src, offset + r * rowBytes, x, count);
         }
     }
 }

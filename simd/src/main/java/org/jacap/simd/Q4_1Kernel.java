@@ -76,8 +76,10 @@ final class Q4_1Kernel implements IntegerDotKernel {
         final short[] xq = x.q;
         final float[] xd = x.d;
         final float[] xs = x.blockSums;
-        FloatVector acc = FloatVector.zero(F256);
+        FloatVector acc = FloatVector.zero(F256); // even and odd blocks, rotated: see Q8_0Kernel.dotQ8Wide
+        FloatVector odd = acc;
         float minimums = 0f;
+        float minimumsOdd = 0f;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 4, LE)
@@ -88,10 +90,15 @@ final class Q4_1Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
-            minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xs[b];
+            FloatVector next =
+                    ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), odd);
+            odd = acc;
+            acc = next;
+            float m = minimumsOdd + HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xs[b];
+            minimumsOdd = minimums;
+            minimums = m;
         }
-        return LaneSums.sum256(acc) + minimums;
+        return LaneSums.sum256(acc.add(odd)) + (minimums + minimumsOdd);
     }
 
     /** The 256-bit form, for the reason {@link Q4_0Kernel#dotQ8Wide} gives (same nibble layout). */
@@ -115,5 +122,35 @@ final class Q4_1Kernel implements IntegerDotKernel {
             minimums += HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * x.blockSums[b];
         }
         return sum + minimums;
+    }
+
+    @Override
+    public void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Wide(src, offset + r * rowBytes, x, count);
+        }
+    }
+
+    @Override
+    public void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Narrow(src, offset + r * rowBytes, x, count);
+        }
     }
 }

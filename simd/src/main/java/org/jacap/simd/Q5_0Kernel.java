@@ -101,7 +101,8 @@ final class Q5_0Kernel implements IntegerDotKernel {
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F256);
+        FloatVector acc = FloatVector.zero(F256); // even and odd blocks, rotated: see Q8_0Kernel.dotQ8Wide
+        FloatVector odd = acc;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             int qh = src.get(INT, o + 2);
@@ -126,9 +127,12 @@ final class Q5_0Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
+            FloatVector next =
+                    ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), odd);
+            odd = acc;
+            acc = next;
         }
-        return LaneSums.sum256(acc);
+        return LaneSums.sum256(acc.add(odd));
     }
 
     /** The 256-bit form, for the reason {@link Q4_0Kernel#dotQ8Wide} gives (16 nibble bytes per block). */
@@ -153,5 +157,35 @@ final class Q5_0Kernel implements IntegerDotKernel {
             sum += s * (HalfFloats.f16ToFloat(src.get(SHORT, o)) * x.d[b]);
         }
         return sum;
+    }
+
+    @Override
+    public void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Wide(src, offset + r * rowBytes, x, count);
+        }
+    }
+
+    @Override
+    public void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Narrow(src, offset + r * rowBytes, x, count);
+        }
     }
 }

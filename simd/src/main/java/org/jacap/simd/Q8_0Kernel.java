@@ -98,12 +98,16 @@ final class Q8_0Kernel implements IntegerDotKernel {
      * 32512), pairs summed to 8 ints, one conversion, one FMA with {@code d·dx}. One block per
      * iteration in the plain {@code b < blocks} form: C2 then unrolls it and hoists every bounds
      * check (the earlier two-blocks form {@code b + 1 < blocks} kept ten checks per iteration).
+     * Two accumulators, even and odd blocks, rotated each iteration: with one, every block waited
+     * for the previous block's FMA (4 cycles); the rotation halves that chain and leaves the loop
+     * in its plain form (1.2x on Gemma 3's 262,144 × 640 output, docs/performance.md).
      */
     @Override
     public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
         FloatVector acc = FloatVector.zero(F512);
+        FloatVector odd = acc;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector p = ((ShortVector) ByteVector.fromMemorySegment(B256, src, o + 2, LE)
@@ -112,17 +116,21 @@ final class Q8_0Kernel implements IntegerDotKernel {
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: two products add up to at most 32512
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F512, d), acc);
+            FloatVector next =
+                    ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F512, d), odd);
+            odd = acc;
+            acc = next;
         }
-        return LaneSums.sum512(acc);
+        return LaneSums.sum512(acc.add(odd));
     }
 
-    /** {@link #dotQ8} at 256 bits (AVX2): two halves of 16 per block, the four-op pair sum. */
+    /** {@link #dotQ8} at 256 bits (AVX2): two halves of 16 per block, the four-op pair sum, two rotated accumulators. */
     @Override
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
         final short[] xq = x.q;
         final float[] xd = x.d;
         FloatVector acc = FloatVector.zero(F256);
+        FloatVector odd = acc;
         for (int b = 0, blocks = count / 32; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
             ShortVector w0 = (ShortVector)
@@ -136,9 +144,12 @@ final class Q8_0Kernel implements IntegerDotKernel {
             IntVector si = pi.lanewise(VectorOperators.LSHL, 16)
                     .lanewise(VectorOperators.ASHR, 16)
                     .add(pi.lanewise(VectorOperators.ASHR, 16));
-            acc = ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
+            FloatVector next =
+                    ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), odd);
+            odd = acc;
+            acc = next;
         }
-        return LaneSums.sum256(acc);
+        return LaneSums.sum256(acc.add(odd));
     }
 
     @Override
@@ -167,6 +178,36 @@ final class Q8_0Kernel implements IntegerDotKernel {
             for (int j = 0; j < 32; j++) {
                 dst[dstOff + j] = src.get(BYTE, offset + 2 + j) * d;
             }
+        }
+    }
+
+    @Override
+    public void dotQ8RowsWide(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Wide(src, offset + r * rowBytes, x, count);
+        }
+    }
+
+    @Override
+    public void dotQ8RowsNarrow(
+            MemorySegment src,
+            long offset,
+            long rowBytes,
+            QuantizedActivations x,
+            int count,
+            float[] out,
+            int outOff,
+            int rows) {
+        for (int r = 0; r < rows; r++) {
+            out[outOff + r] = dotQ8Narrow(src, offset + r * rowBytes, x, count);
         }
     }
 }

@@ -115,6 +115,36 @@ class IntegerDotTest {
         }
     }
 
+    /** The row loops MatMul calls: each row as its kernel's dot gives it, bit for bit, and nothing outside the range written. */
+    @ParameterizedTest
+    @MethodSource("integerTypes")
+    void rowLoopsGiveEachRowsDotAndWriteOnlyTheirRange(GgmlType type) {
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
+        int n = 3 * type.blockSize(); // an odd block count: the tail of the two-accumulator forms
+        long rowBytes = type.bytesFor(n);
+        MemorySegment seg = Blocks.random(type, 5 * n, 11, 0, () -> (short) 0x2C00, null);
+        QuantizedActivations q = new QuantizedActivations();
+        q.quantize(k.vecDotType(), Blocks.gaussian(n, 3, 1f), 0, n);
+        for (boolean wide : new boolean[] {true, false}) {
+            float[] out = new float[6];
+            java.util.Arrays.fill(out, Float.NaN);
+            if (wide) {
+                k.dotQ8RowsWide(seg, rowBytes, rowBytes, q, n, out, 2, 3);
+            } else {
+                k.dotQ8RowsNarrow(seg, rowBytes, rowBytes, q, n, out, 2, 3);
+            }
+            for (int r = 0; r < 3; r++) {
+                long at = (1 + r) * rowBytes;
+                float want = wide ? k.dotQ8Wide(seg, at, q, n) : k.dotQ8Narrow(seg, at, q, n);
+                assertThat(out[2 + r])
+                        .as("%s %s row %d", type, wide ? "512-bit" : "256-bit", r)
+                        .isEqualTo(want);
+                assertThat(want).isNotZero();
+            }
+            assertThat(new float[] {out[0], out[1], out[5]}).containsOnly(Float.NaN);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("integerTypes")
     void largestProductsDoNotOverflowTheSixteenBitLanes(GgmlType type) {
