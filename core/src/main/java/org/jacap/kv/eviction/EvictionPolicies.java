@@ -189,6 +189,7 @@ public final class EvictionPolicies {
 
     private static KvScorer fusedJacap(Spec s) {
         FusedJacapScorer d = FusedJacapScorer.defaults();
+        boolean namedRelevance = s.has("relevance");
         return new FusedJacapScorer(
                 relevance(
                         s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
@@ -198,7 +199,39 @@ public final class EvictionPolicies {
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
-                s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"));
+                s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
+                longContext(s, namedRelevance ? null : d.longContext()));
+    }
+
+    /**
+     * The fused scorer's long-context regime: {@code long_from=N|never}, {@code long_window},
+     * {@code long_reserve}. It belongs to the default relevance: a spec that names its relevance
+     * runs that relevance at every length unless it gives {@code long_from}.
+     */
+    private static FusedJacapScorer.LongContext longContext(Spec s, FusedJacapScorer.LongContext fallback) {
+        FusedJacapScorer.LongContext d = FusedJacapScorer.DEFAULT_LONG_CONTEXT;
+        String from = s.take("long_from");
+        int window = (int) s.integer(d.window(), "long_window");
+        int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "long_reserve");
+        if (from == null && fallback == null) {
+            if (window != d.window() || reserve != d.reserve()) {
+                throw new JacapException("'" + s.text + "': long_window and long_reserve need long_from (the relevance"
+                        + " is named, so it runs at every length)");
+            }
+            return null;
+        }
+        if (from == null) {
+            return new FusedJacapScorer.LongContext(fallback.from(), window, reserve);
+        }
+        if (from.equalsIgnoreCase("never")) {
+            return null;
+        }
+        try {
+            return new FusedJacapScorer.LongContext(Integer.parseInt(from), window, reserve);
+        } catch (NumberFormatException e) {
+            throw new JacapException(
+                    "parameter 'long_from' of '" + s.text + "' must be an integer or 'never', got '" + from + "'");
+        }
     }
 
     /**
@@ -269,6 +302,11 @@ public final class EvictionPolicies {
                 }
             }
             return s;
+        }
+
+        /** Whether the spec gives {@code key} (without using it up). */
+        boolean has(String key) {
+            return values.containsKey(key);
         }
 
         private String take(String... keys) {

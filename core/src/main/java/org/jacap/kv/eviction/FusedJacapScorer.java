@@ -21,13 +21,48 @@ import org.jacap.kv.eviction.math.TopK;
  * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
  * @param capacity  the capacity ranking (jacap-paper or capkv); null: relevance only
  * @param share     fraction of the budget the relevance ranking leads, in [0, 1]
+ * <p>With a {@link LongContext}, a layer holding at least {@code from} entries is scored with
+ * SnapKV's observation window as the relevance and the long context's own reserve instead: on
+ * real text the attention accumulated over the whole prefill (H2O) is the better relevance at
+ * 1,024 tokens, the last 64 queries' attention from 4,096 on (docs/eviction.md, "One default
+ * from 1k to 8k").
+ *
  * @param reserve   how many of the capacity ranking's best entries take part ({@link #UNBOUNDED}, spelt
  *                  {@code reserve=all}: every entry, so capacity leads its share of any budget)
+ * @param longContext the regime of long layers; null: one regime at every length
  */
-public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve)
+public record FusedJacapScorer(
+        KvScorer relevance,
+        KvScorer capacity,
+        double share,
+        int sinks,
+        int recent,
+        int reserve,
+        LongContext longContext)
         implements KvScorer {
     /** {@code reserve} when every entry of the capacity ranking takes part. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
+
+    /**
+     * From {@code from} entries on, SnapKV with a {@code window}-query observation window (kernel
+     * {@link SnapKvScorer#DEFAULT_KERNEL}, no value weighting) leads, and the capacity ranking takes
+     * part up to {@code reserve} entries; capacity, share, sinks and recent stay.
+     */
+    public record LongContext(int from, int window, int reserve) {
+        public LongContext {
+            if (from < 1 || window < 1 || reserve < 0) {
+                throw new JacapException("jacap: long_from and long_window must be >= 1 and long_reserve >= 0");
+            }
+        }
+    }
+
+    /** The default long-context regime: from 4,096 entries, a 64-query window and a reserve of 96. */
+    public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(4096, 64, 96);
+
+    /** One regime at every length. */
+    public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve) {
+        this(relevance, capacity, share, sinks, recent, reserve, null);
+    }
 
     /** The unbounded form: capacity leads its share of every budget. */
     public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent) {
@@ -75,11 +110,27 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
      * attention, weighed by what each entry's value adds to the heads' outputs
      * ({@link #DEFAULT_RELEVANCE}), leads every budget, the paper's capacity ranking takes at most its best 48 entries
      * ({@link #DEFAULT_RESERVE}) and 36.5% of a smaller budget ({@link #DEFAULT_SHARE}), 4 sinks, no
-     * recent window. Against TOVA as the relevance with half of every budget (an earlier default) this
-     * halves Gemma 3's KL at 0.5; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
+     * recent window; from 4,096 entries on, the long-context regime ({@link #DEFAULT_LONG_CONTEXT}).
+     * Against TOVA as the relevance with half of every budget (an earlier default) this halves Gemma
+     * 3's KL at 0.5; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
      */
     public static FusedJacapScorer defaults() {
-        return new FusedJacapScorer(DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE);
+        return new FusedJacapScorer(
+                DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE, DEFAULT_LONG_CONTEXT);
+    }
+
+    /** The scorer a layer of {@code entries} entries is scored with: this one, or its long-context regime. */
+    public FusedJacapScorer regimeFor(int entries) {
+        if (longContext == null || entries < longContext.from()) {
+            return this;
+        }
+        return new FusedJacapScorer(
+                new SnapKvScorer(longContext.window(), SnapKvScorer.DEFAULT_KERNEL),
+                capacity,
+                capacity == null ? 1 : share,
+                sinks,
+                recent,
+                longContext.reserve());
     }
 
     @Override
@@ -98,21 +149,31 @@ public record FusedJacapScorer(KvScorer relevance, KvScorer capacity, double sha
                         : "")
                 + (relevance instanceof ObservedAttentionScorer o
                         ? "," + ValueWeighting.spec(o.values(), o.group())
-                        : "");
+                        : "")
+                + (longContext == null
+                        ? ",long_from=never"
+                        : ",long_from=" + longContext.from() + ",long_window=" + longContext.window() + ",long_reserve="
+                                + longContext.reserve());
     }
 
     @Override
     public StatisticsSpec statistics() {
-        if (relevance == null) {
-            return capacity.statistics();
-        }
-        return capacity == null
-                ? relevance.statistics()
-                : relevance.statistics().union(capacity.statistics());
+        StatisticsSpec own = relevance == null
+                ? capacity.statistics()
+                : capacity == null
+                        ? relevance.statistics()
+                        : relevance.statistics().union(capacity.statistics());
+        return longContext == null
+                ? own
+                : own.union(regimeFor(longContext.from()).statistics());
     }
 
     @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
+        FusedJacapScorer regime = regimeFor(layer.head(0).length());
+        if (regime != this) {
+            return regime.score(layer, trace);
+        }
         double[][] rel = relevance == null ? null : relevance.score(layer, ScoreTrace.NONE);
         double[][] cap = capacity == null ? null : capacity.score(layer, ScoreTrace.NONE);
         int heads = layer.shape().kvHeads();

@@ -124,6 +124,52 @@ class FusedJacapScorerTest {
     }
 
     @Test
+    void aLayerAsLongAsTheLongContextIsScoredByItsRegime() {
+        FusedJacapScorer.LongContext at60 = new FusedJacapScorer.LongContext(60, 32, 10);
+        FusedJacapScorer h2o = new FusedJacapScorer(FusedJacapScorer.DEFAULT_RELEVANCE, capacity, 0.6, 4, 0, 20);
+        FusedJacapScorer switching = new FusedJacapScorer(h2o.relevance(), capacity, 0.6, 4, 0, 20, at60);
+        FusedJacapScorer window = new FusedJacapScorer(new SnapKvScorer(32, 5), capacity, 0.6, 4, 0, 10);
+        assertThat(layer.snapshot(SyntheticLayer.everything(4, 32)).head(0).length())
+                .isEqualTo(60);
+        assertThat(switching.score(snapshot)).isDeepEqualTo(window.score(snapshot));
+        assertThat(Arrays.deepEquals(switching.score(snapshot), h2o.score(snapshot)))
+                .isFalse();
+        FusedJacapScorer at61 = new FusedJacapScorer(
+                h2o.relevance(), capacity, 0.6, 4, 0, 20, new FusedJacapScorer.LongContext(61, 32, 10));
+        assertThat(at61.score(snapshot)).isDeepEqualTo(h2o.score(snapshot));
+        // what the forward pass gathers covers both regimes
+        assertThat(switching.statistics()).isEqualTo(h2o.statistics().union(window.statistics()));
+    }
+
+    @Test
+    void theLongContextBelongsToTheDefaultRelevance() {
+        FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
+        assertThat(d.longContext()).isEqualTo(FusedJacapScorer.DEFAULT_LONG_CONTEXT);
+        assertThat(d.spec()).contains("long_from=4096,long_window=64,long_reserve=96");
+        assertThat(EvictionPolicies.scorer(d.spec())).isEqualTo(d);
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova")).longContext())
+                .isNull();
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:long_from=never")).longContext())
+                .isNull();
+        FusedJacapScorer never = (FusedJacapScorer) EvictionPolicies.scorer("jacap:long_from=never");
+        assertThat(EvictionPolicies.scorer(never.spec())).isEqualTo(never);
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova,long_from=2048")).longContext())
+                .isEqualTo(new FusedJacapScorer.LongContext(2048, 64, 96));
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:long_window=32,long_reserve=all")).longContext())
+                .isEqualTo(new FusedJacapScorer.LongContext(4096, 32, FusedJacapScorer.UNBOUNDED));
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=h2o,long_window=32"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("need long_from");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_from=soon"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("'long_from'")
+                .hasMessageContaining("'never'");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_from=0"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("long_from and long_window must be >= 1");
+    }
+
+    @Test
     void registryDefaultsAndBadParameters() {
         assertThat(EvictionPolicies.scorer("jacap")).isEqualTo(FusedJacapScorer.defaults());
         FusedJacapScorer tova = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova,share=0.75,recent=16");
@@ -142,7 +188,7 @@ class FusedJacapScorerTest {
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
         assertThat(FusedJacapScorer.defaults().spec())
-                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max");
+                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max", "long_from=4096");
         // relevance=h2o keeps the default's value weighting; the plain H2O relevance (the default before) is spelt out
         assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.DEFAULT_RELEVANCE);
         FusedJacapScorer plain = (FusedJacapScorer) EvictionPolicies.scorer("jacap:values=none,group=mean");
