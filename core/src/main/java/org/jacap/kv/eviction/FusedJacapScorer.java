@@ -18,15 +18,15 @@ import org.jacap.kv.eviction.math.TopK;
  * a fixed fraction). The fused score does not depend on the budget, so one scoring serves every
  * budget. The first {@code sinks} and last {@code recent} entries score above all others.
  *
+ * <p>With a {@link LongContext}, a layer holding at least {@code from} entries is scored with
+ * SnapKV's observation window as the relevance and the long context's own reserve instead: on
+ * real text the attention accumulated over the whole prefill (H2O) is the better relevance up to
+ * 2,048 tokens, the last 64 queries' attention from 4,096 (SmolLM2) or 8,192 (Gemma 3) on (docs/eviction.md, "One default
+ * from 1k to 8k").
+ *
  * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
  * @param capacity  the capacity ranking (jacap-paper or capkv); null: relevance only
  * @param share     fraction of the budget the relevance ranking leads, in [0, 1]
- * <p>With a {@link LongContext}, a layer holding at least {@code from} entries is scored with
- * SnapKV's observation window as the relevance and the long context's own reserve instead: on
- * real text the attention accumulated over the whole prefill (H2O) is the better relevance at
- * 1,024 tokens, the last 64 queries' attention from 4,096 on (docs/eviction.md, "One default
- * from 1k to 8k").
- *
  * @param reserve   how many of the capacity ranking's best entries take part ({@link #UNBOUNDED}, spelt
  *                  {@code reserve=all}: every entry, so capacity leads its share of any budget)
  * @param longContext the regime of long layers; null: one regime at every length
@@ -153,7 +153,7 @@ public record FusedJacapScorer(
                 + (longContext == null
                         ? ",long_from=never"
                         : ",long_from=" + longContext.from() + ",long_window=" + longContext.window() + ",long_reserve="
-                                + longContext.reserve());
+                                + (longContext.reserve() == UNBOUNDED ? "all" : String.valueOf(longContext.reserve())));
     }
 
     @Override

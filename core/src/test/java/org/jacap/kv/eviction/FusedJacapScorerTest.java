@@ -157,6 +157,9 @@ class FusedJacapScorerTest {
                 .isEqualTo(new FusedJacapScorer.LongContext(2048, 64, 96));
         assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:long_window=32,long_reserve=all")).longContext())
                 .isEqualTo(new FusedJacapScorer.LongContext(4096, 32, FusedJacapScorer.UNBOUNDED));
+        FusedJacapScorer allReserve = (FusedJacapScorer) EvictionPolicies.scorer("jacap:long_reserve=all");
+        assertThat(allReserve.spec()).contains("long_reserve=all");
+        assertThat(EvictionPolicies.scorer(allReserve.spec())).isEqualTo(allReserve);
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=h2o,long_window=32"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("need long_from");
