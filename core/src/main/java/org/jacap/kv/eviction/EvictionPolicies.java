@@ -189,7 +189,6 @@ public final class EvictionPolicies {
 
     private static KvScorer fusedJacap(Spec s) {
         FusedJacapScorer d = FusedJacapScorer.defaults();
-        boolean namedRelevance = s.has("relevance");
         return new FusedJacapScorer(
                 relevance(
                         s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
@@ -200,30 +199,23 @@ public final class EvictionPolicies {
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
                 s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
-                longContext(s, namedRelevance ? null : d.longContext()));
+                longContext(s));
     }
 
     /**
-     * The fused scorer's long-context regime: {@code long_from=N|never}, {@code long_window},
-     * {@code long_reserve}. It belongs to the default relevance: a spec that names its relevance
-     * runs that relevance at every length unless it gives {@code long_from}.
+     * The fused scorer's long-context regime: {@code long_from=N|never} (default never), with
+     * {@code long_window} and {@code long_reserve} ({@link FusedJacapScorer#DEFAULT_LONG_CONTEXT}'s
+     * unless given).
      */
-    private static FusedJacapScorer.LongContext longContext(Spec s, FusedJacapScorer.LongContext fallback) {
+    private static FusedJacapScorer.LongContext longContext(Spec s) {
         FusedJacapScorer.LongContext d = FusedJacapScorer.DEFAULT_LONG_CONTEXT;
         String from = s.take("long_from");
         int window = (int) s.integer(d.window(), "long_window");
         int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "long_reserve");
-        if (from == null && fallback == null) {
+        if (from == null || from.equalsIgnoreCase("never")) {
             if (window != d.window() || reserve != d.reserve()) {
-                throw new JacapException("'" + s.text + "': long_window and long_reserve need long_from (the relevance"
-                        + " is named, so it runs at every length)");
+                throw new JacapException("'" + s.text + "': long_window and long_reserve need long_from=N");
             }
-            return null;
-        }
-        if (from == null) {
-            return new FusedJacapScorer.LongContext(fallback.from(), window, reserve);
-        }
-        if (from.equalsIgnoreCase("never")) {
             return null;
         }
         try {
@@ -302,11 +294,6 @@ public final class EvictionPolicies {
                 }
             }
             return s;
-        }
-
-        /** Whether the spec gives {@code key} (without using it up). */
-        boolean has(String key) {
-            return values.containsKey(key);
         }
 
         private String take(String... keys) {

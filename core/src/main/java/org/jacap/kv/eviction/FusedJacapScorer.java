@@ -18,11 +18,11 @@ import org.jacap.kv.eviction.math.TopK;
  * a fixed fraction). The fused score does not depend on the budget, so one scoring serves every
  * budget. The first {@code sinks} and last {@code recent} entries score above all others.
  *
- * <p>With a {@link LongContext}, a layer holding at least {@code from} entries is scored with
- * SnapKV's observation window as the relevance and the long context's own reserve instead: on
- * real text the attention accumulated over the whole prefill (H2O) is the better relevance up to
- * 2,048 tokens, the last 64 queries' attention from 4,096 (SmolLM2) or 8,192 (Gemma 3) on (docs/eviction.md, "One default
- * from 1k to 8k").
+ * <p>With a {@link LongContext} ({@code long_from=N}, off by default), a layer holding at least
+ * {@code from} entries is scored with SnapKV's observation window as the relevance and the long
+ * context's own reserve instead. On 8 windows per model that form won at 4,096 (SmolLM2) and 8,192
+ * tokens (Gemma 3); on 16 windows at 4,096 it lost on both, with heavy-tailed failures, so the
+ * default keeps one regime (docs/eviction.md, "Contexts of 2k-8k: the window-led regime").
  *
  * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
  * @param capacity  the capacity ranking (jacap-paper or capkv); null: relevance only
@@ -56,8 +56,8 @@ public record FusedJacapScorer(
         }
     }
 
-    /** The default long-context regime: from 4,096 entries, a 64-query window and a reserve of 96. */
-    public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(4096, 64, 96);
+    /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
+    public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
 
     /** One regime at every length. */
     public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve) {
@@ -110,13 +110,13 @@ public record FusedJacapScorer(
      * attention, weighed by what each entry's value adds to the heads' outputs
      * ({@link #DEFAULT_RELEVANCE}), leads every budget, the paper's capacity ranking takes at most its best 48 entries
      * ({@link #DEFAULT_RESERVE}) and 36.5% of a smaller budget ({@link #DEFAULT_SHARE}), 4 sinks, no
-     * recent window; from 4,096 entries on, the long-context regime ({@link #DEFAULT_LONG_CONTEXT}).
+     * recent window, one regime at every length.
      * Against TOVA as the relevance with half of every budget (an earlier default) this halves Gemma
      * 3's KL at 0.5; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
      */
     public static FusedJacapScorer defaults() {
         return new FusedJacapScorer(
-                DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE, DEFAULT_LONG_CONTEXT);
+                DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE, null);
     }
 
     /** The scorer a layer of {@code entries} entries is scored with: this one, or its long-context regime. */

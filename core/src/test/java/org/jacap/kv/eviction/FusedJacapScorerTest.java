@@ -142,27 +142,24 @@ class FusedJacapScorerTest {
     }
 
     @Test
-    void theLongContextBelongsToTheDefaultRelevance() {
+    void theLongContextIsOffByDefaultAndParsesBack() {
         FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
-        assertThat(d.longContext()).isEqualTo(FusedJacapScorer.DEFAULT_LONG_CONTEXT);
-        assertThat(d.spec()).contains("long_from=4096,long_window=64,long_reserve=96");
+        assertThat(d.longContext()).isNull();
+        assertThat(d.spec()).contains("long_from=never");
         assertThat(EvictionPolicies.scorer(d.spec())).isEqualTo(d);
-        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova")).longContext())
-                .isNull();
-        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:long_from=never")).longContext())
-                .isNull();
-        FusedJacapScorer never = (FusedJacapScorer) EvictionPolicies.scorer("jacap:long_from=never");
-        assertThat(EvictionPolicies.scorer(never.spec())).isEqualTo(never);
-        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=tova,long_from=2048")).longContext())
-                .isEqualTo(new FusedJacapScorer.LongContext(2048, 64, 96));
-        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:long_window=32,long_reserve=all")).longContext())
-                .isEqualTo(new FusedJacapScorer.LongContext(4096, 32, FusedJacapScorer.UNBOUNDED));
-        FusedJacapScorer allReserve = (FusedJacapScorer) EvictionPolicies.scorer("jacap:long_reserve=all");
+        FusedJacapScorer at4k = (FusedJacapScorer) EvictionPolicies.scorer("jacap:long_from=4096");
+        assertThat(at4k.longContext()).isEqualTo(new FusedJacapScorer.LongContext(4096, 64, 96));
+        assertThat(at4k.spec()).contains("long_from=4096,long_window=64,long_reserve=96");
+        assertThat(EvictionPolicies.scorer(at4k.spec())).isEqualTo(at4k);
+        FusedJacapScorer allReserve = (FusedJacapScorer)
+                EvictionPolicies.scorer("jacap:relevance=tova,long_from=2048,long_window=32,long_reserve=all");
+        assertThat(allReserve.longContext())
+                .isEqualTo(new FusedJacapScorer.LongContext(2048, 32, FusedJacapScorer.UNBOUNDED));
         assertThat(allReserve.spec()).contains("long_reserve=all");
         assertThat(EvictionPolicies.scorer(allReserve.spec())).isEqualTo(allReserve);
-        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=h2o,long_window=32"))
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_window=32"))
                 .isInstanceOf(JacapException.class)
-                .hasMessageContaining("need long_from");
+                .hasMessageContaining("need long_from=N");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_from=soon"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("'long_from'")
@@ -191,7 +188,7 @@ class FusedJacapScorerTest {
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
         assertThat(FusedJacapScorer.defaults().spec())
-                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max", "long_from=4096");
+                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max", "long_from=never");
         // relevance=h2o keeps the default's value weighting; the plain H2O relevance (the default before) is spelt out
         assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.DEFAULT_RELEVANCE);
         FusedJacapScorer plain = (FusedJacapScorer) EvictionPolicies.scorer("jacap:values=none,group=mean");
