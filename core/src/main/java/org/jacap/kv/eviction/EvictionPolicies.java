@@ -210,14 +210,14 @@ public final class EvictionPolicies {
     private static FusedJacapScorer.LongContext longContext(Spec s) {
         FusedJacapScorer.LongContext d = FusedJacapScorer.DEFAULT_LONG_CONTEXT;
         String from = s.take("long_from");
-        int window = (int) s.integer(d.window(), "long_window");
-        int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "long_reserve");
         if (from == null || from.equalsIgnoreCase("never")) {
-            if (window != d.window() || reserve != d.reserve()) {
+            if (s.take("long_window") != null || s.take("long_reserve") != null) {
                 throw new JacapException("'" + s.text + "': long_window and long_reserve need long_from=N");
             }
             return null;
         }
+        int window = (int) s.integer(d.window(), "long_window");
+        int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "long_reserve");
         try {
             return new FusedJacapScorer.LongContext(Integer.parseInt(from), window, reserve);
         } catch (NumberFormatException e) {

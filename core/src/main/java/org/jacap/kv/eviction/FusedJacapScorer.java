@@ -127,7 +127,7 @@ public record FusedJacapScorer(
         return new FusedJacapScorer(
                 new SnapKvScorer(longContext.window(), SnapKvScorer.DEFAULT_KERNEL),
                 capacity,
-                capacity == null ? 1 : share,
+                share,
                 sinks,
                 recent,
                 longContext.reserve());
@@ -142,7 +142,7 @@ public record FusedJacapScorer(
     public String spec() {
         return name() + ":relevance=" + (relevance == null ? "none" : relevance.name()) + ",capacity="
                 + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
-                + recent + ",reserve=" + (reserve == UNBOUNDED ? "all" : String.valueOf(reserve))
+                + recent + ",reserve=" + spelt(reserve)
                 + (relevance instanceof SnapKvScorer snap
                         ? ",window=" + snap.windowSize() + ",kernel=" + snap.kernelSize() + ","
                                 + ValueWeighting.spec(snap.values(), snap.group())
@@ -153,7 +153,12 @@ public record FusedJacapScorer(
                 + (longContext == null
                         ? ",long_from=never"
                         : ",long_from=" + longContext.from() + ",long_window=" + longContext.window() + ",long_reserve="
-                                + (longContext.reserve() == UNBOUNDED ? "all" : String.valueOf(longContext.reserve())));
+                                + spelt(longContext.reserve()));
+    }
+
+    /** A reserve as the registry parses it: {@code all} for {@link #UNBOUNDED}. */
+    private static String spelt(int reserve) {
+        return reserve == UNBOUNDED ? "all" : String.valueOf(reserve);
     }
 
     @Override

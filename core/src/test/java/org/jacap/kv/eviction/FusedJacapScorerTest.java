@@ -129,8 +129,7 @@ class FusedJacapScorerTest {
         FusedJacapScorer h2o = new FusedJacapScorer(FusedJacapScorer.DEFAULT_RELEVANCE, capacity, 0.6, 4, 0, 20);
         FusedJacapScorer switching = new FusedJacapScorer(h2o.relevance(), capacity, 0.6, 4, 0, 20, at60);
         FusedJacapScorer window = new FusedJacapScorer(new SnapKvScorer(32, 5), capacity, 0.6, 4, 0, 10);
-        assertThat(layer.snapshot(SyntheticLayer.everything(4, 32)).head(0).length())
-                .isEqualTo(60);
+        assertThat(snapshot.head(0).length()).isEqualTo(60);
         assertThat(switching.score(snapshot)).isDeepEqualTo(window.score(snapshot));
         assertThat(Arrays.deepEquals(switching.score(snapshot), h2o.score(snapshot)))
                 .isFalse();
@@ -158,6 +157,9 @@ class FusedJacapScorerTest {
         assertThat(allReserve.spec()).contains("long_reserve=all");
         assertThat(EvictionPolicies.scorer(allReserve.spec())).isEqualTo(allReserve);
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_window=32"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("need long_from=N");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_from=never,long_reserve=96"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("need long_from=N");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:long_from=soon"))
