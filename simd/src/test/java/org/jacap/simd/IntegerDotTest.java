@@ -115,6 +115,42 @@ class IntegerDotTest {
         }
     }
 
+    /**
+     * With unit scales and integer activations of scale 1 every product and sum is an integer far
+     * below 2^24, so both vector widths, the scalar twin and a long sum must agree exactly,
+     * whatever order each adds in: a wrong nibble, offset, scale or lane is a different integer.
+     * Two blocks, and a long row of 4,352 values (136 blocks of 32, 17 super-blocks of 256).
+     */
+    @ParameterizedTest
+    @MethodSource("integerTypes")
+    void unitScalesGiveTheExactIntegerSumInEveryForm(GgmlType type) {
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(type);
+        int bs = k.vecDotType().blockSize();
+        for (int n : new int[] {2 * Math.max(bs, type.blockSize()), 4352}) {
+            MemorySegment seg = Blocks.random(type, n, n + 17L, 0, () -> (short) 0x3C00, null);
+            Random rnd = new Random(n);
+            float[] x = new float[n];
+            for (int i = 0; i < n; i++) {
+                // |x| <= 40 beside one 127 per block (scale exactly 1): Q8_1's f16 block sums stay exact integers
+                x[i] = i % bs == 0 ? 127f : rnd.nextInt(81) - 40;
+            }
+            QuantizedActivations q = new QuantizedActivations();
+            q.quantize(k.vecDotType(), x, 0, n);
+            float[] w = new float[n];
+            k.dequantizeScalar(seg, 0, w, 0, n);
+            long want = 0;
+            for (int i = 0; i < n; i++) {
+                assertThat(w[i]).as("%s weight %d is an integer", type, i).isEqualTo((float) Math.rint(w[i]));
+                want += (long) w[i] * (long) x[i];
+            }
+            assertThat(Math.abs(want)).isBetween(1L, 1L << 22);
+            String what = type + " x " + n;
+            assertThat(k.dotQ8Wide(seg, 0, q, n)).as(what + " 512-bit").isEqualTo((float) want);
+            assertThat(k.dotQ8Narrow(seg, 0, q, n)).as(what + " 256-bit").isEqualTo((float) want);
+            assertThat(k.dotQ8Scalar(seg, 0, q, n)).as(what + " scalar").isEqualTo((float) want);
+        }
+    }
+
     /** The row loops MatMul calls: each row as its kernel's dot gives it, bit for bit, and nothing outside the range written. */
     @ParameterizedTest
     @MethodSource("integerTypes")
