@@ -199,7 +199,24 @@ public final class EvictionPolicies {
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
                 s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
-                longContext(s));
+                longContext(s),
+                windowLead(s));
+    }
+
+    /**
+     * The fused scorer's own observation window: {@code window_share=S} (default 0: none), with
+     * {@code window_queries} ({@link FusedJacapScorer#DEFAULT_WINDOW_QUERIES} unless given).
+     */
+    private static FusedJacapScorer.WindowLead windowLead(Spec s) {
+        double share = s.real(0, "window_share");
+        if (share == 0) {
+            if (s.take("window_queries") != null) {
+                throw new JacapException("'" + s.text + "': window_queries needs window_share=S");
+            }
+            return null;
+        }
+        return new FusedJacapScorer.WindowLead(
+                share, (int) s.integer(FusedJacapScorer.DEFAULT_WINDOW_QUERIES, "window_queries"));
     }
 
     /**

@@ -29,7 +29,14 @@ import org.jacap.kv.eviction.math.TopK;
  * @param share     fraction of the budget the relevance ranking leads, in [0, 1]
  * @param reserve   how many of the capacity ranking's best entries take part ({@link #UNBOUNDED}, spelt
  *                  {@code reserve=all}: every entry, so capacity leads its share of any budget)
+ * <p>With a {@link WindowLead} ({@code window_share=S}, off by default) a third ranking takes part
+ * at every length: SnapKV's observation window of the last queries leads {@code S} of the budget,
+ * beside the accumulated attention's {@code share}, and capacity the rest ({@code 1 − share − S}),
+ * so what the last queries look at (a question at the end of a long context) is kept without
+ * giving up the accumulated attention that keeps the next tokens' KL low.
+ *
  * @param longContext the regime of long layers; null: one regime at every length
+ * @param windowLead  the observation window's own share of every budget; null: none
  */
 public record FusedJacapScorer(
         KvScorer relevance,
@@ -38,7 +45,8 @@ public record FusedJacapScorer(
         int sinks,
         int recent,
         int reserve,
-        LongContext longContext)
+        LongContext longContext,
+        WindowLead windowLead)
         implements KvScorer {
     /** {@code reserve} when every entry of the capacity ranking takes part. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -56,12 +64,31 @@ public record FusedJacapScorer(
         }
     }
 
+    /**
+     * SnapKV with a {@code queries}-query observation window (kernel {@link SnapKvScorer#DEFAULT_KERNEL},
+     * no value weighting) leads {@code share} of every budget beside the relevance ranking.
+     */
+    public record WindowLead(double share, int queries) {
+        public WindowLead {
+            if (!(share > 0 && share <= 1) || queries < 1) {
+                throw new JacapException("jacap: window_share must be in (0, 1] and window_queries >= 1");
+            }
+        }
+
+        SnapKvScorer scorer() {
+            return new SnapKvScorer(queries, SnapKvScorer.DEFAULT_KERNEL);
+        }
+    }
+
+    /** The observation window's queries when {@code window_share} is given without {@code window_queries}. */
+    public static final int DEFAULT_WINDOW_QUERIES = 64;
+
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
     public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
 
     /** One regime at every length. */
     public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve) {
-        this(relevance, capacity, share, sinks, recent, reserve, null);
+        this(relevance, capacity, share, sinks, recent, reserve, null, null);
     }
 
     /** The unbounded form: capacity leads its share of every budget. */
@@ -81,8 +108,12 @@ public record FusedJacapScorer(
         }
         if (relevance == null) {
             share = 0;
-        } else if (capacity == null) {
+        } else if (capacity == null && windowLead == null) {
             share = 1;
+        }
+        if (windowLead != null && (relevance == null || share + windowLead.share() > 1 + 1e-12)) {
+            throw new JacapException("jacap: window_share needs a relevance ranking and share + window_share <= 1, got "
+                    + share + " + " + windowLead.share());
         }
     }
 
@@ -116,7 +147,7 @@ public record FusedJacapScorer(
      */
     public static FusedJacapScorer defaults() {
         return new FusedJacapScorer(
-                DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE, null);
+                DEFAULT_RELEVANCE, JacapScorer.defaults(), DEFAULT_SHARE, 4, 0, DEFAULT_RESERVE, null, null);
     }
 
     /** The scorer a layer of {@code entries} entries is scored with: this one, or its long-context regime. */
@@ -153,7 +184,10 @@ public record FusedJacapScorer(
                 + (longContext == null
                         ? ",long_from=never"
                         : ",long_from=" + longContext.from() + ",long_window=" + longContext.window() + ",long_reserve="
-                                + spelt(longContext.reserve()));
+                                + spelt(longContext.reserve()))
+                + (windowLead == null
+                        ? ""
+                        : ",window_share=" + windowLead.share() + ",window_queries=" + windowLead.queries());
     }
 
     /** A reserve as the registry parses it: {@code all} for {@link #UNBOUNDED}. */
@@ -168,6 +202,9 @@ public record FusedJacapScorer(
                 : capacity == null
                         ? relevance.statistics()
                         : relevance.statistics().union(capacity.statistics());
+        if (windowLead != null) {
+            own = own.union(windowLead.scorer().statistics());
+        }
         return longContext == null
                 ? own
                 : own.union(regimeFor(longContext.from()).statistics());
@@ -181,17 +218,23 @@ public record FusedJacapScorer(
         }
         double[][] rel = relevance == null ? null : relevance.score(layer, ScoreTrace.NONE);
         double[][] cap = capacity == null ? null : capacity.score(layer, ScoreTrace.NONE);
+        double[][] win = windowLead == null ? null : windowLead.scorer().score(layer, ScoreTrace.NONE);
+        double capShare = 1 - share - (windowLead == null ? 0 : windowLead.share());
         int heads = layer.shape().kvHeads();
         double[][] s = new double[heads][];
         for (int g = 0; g < heads; g++) {
             int n = layer.head(g).length();
             double[] relRank = rel == null ? null : ranks(rel[g], n);
             double[] capRank = cap == null ? null : ranks(cap[g], n);
+            double[] winRank = win == null ? null : ranks(win[g], n);
             s[g] = new double[n];
             for (int i = 0; i < n; i++) {
                 double a = share > 0 ? relRank[i] / share : Double.POSITIVE_INFINITY;
-                double b = share < 1 && capRank[i] < reserve ? capRank[i] / (1 - share) : Double.POSITIVE_INFINITY;
-                s[g][i] = -Math.min(a, b);
+                double b = capRank != null && capShare > 0 && capRank[i] < reserve
+                        ? capRank[i] / capShare
+                        : Double.POSITIVE_INFINITY;
+                double c = winRank == null ? Double.POSITIVE_INFINITY : winRank[i] / windowLead.share();
+                s[g][i] = -Math.min(a, Math.min(b, c));
             }
             if (trace.enabled()) {
                 trace.record("fused", g, s[g].clone());

@@ -127,17 +127,86 @@ class FusedJacapScorerTest {
     void aLayerAsLongAsTheLongContextIsScoredByItsRegime() {
         FusedJacapScorer.LongContext at60 = new FusedJacapScorer.LongContext(60, 32, 10);
         FusedJacapScorer h2o = new FusedJacapScorer(FusedJacapScorer.DEFAULT_RELEVANCE, capacity, 0.6, 4, 0, 20);
-        FusedJacapScorer switching = new FusedJacapScorer(h2o.relevance(), capacity, 0.6, 4, 0, 20, at60);
+        FusedJacapScorer switching = new FusedJacapScorer(h2o.relevance(), capacity, 0.6, 4, 0, 20, at60, null);
         FusedJacapScorer window = new FusedJacapScorer(new SnapKvScorer(32, 5), capacity, 0.6, 4, 0, 10);
         assertThat(snapshot.head(0).length()).isEqualTo(60);
         assertThat(switching.score(snapshot)).isDeepEqualTo(window.score(snapshot));
         assertThat(Arrays.deepEquals(switching.score(snapshot), h2o.score(snapshot)))
                 .isFalse();
         FusedJacapScorer at61 = new FusedJacapScorer(
-                h2o.relevance(), capacity, 0.6, 4, 0, 20, new FusedJacapScorer.LongContext(61, 32, 10));
+                h2o.relevance(), capacity, 0.6, 4, 0, 20, new FusedJacapScorer.LongContext(61, 32, 10), null);
         assertThat(at61.score(snapshot)).isDeepEqualTo(h2o.score(snapshot));
         // what the forward pass gathers covers both regimes
         assertThat(switching.statistics()).isEqualTo(h2o.statistics().union(window.statistics()));
+    }
+
+    /** Three rankings: each entry's key is its best rank over its ranking's share, capacity's only inside the reserve. */
+    @Test
+    void aWindowLeadIsAThirdRankingWithItsOwnShare() {
+        KvScorer accumulated = FusedJacapScorer.DEFAULT_RELEVANCE;
+        FusedJacapScorer.WindowLead lead = new FusedJacapScorer.WindowLead(0.3, 16);
+        FusedJacapScorer three = new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10, null, lead);
+        double[][] rel = accumulated.score(snapshot);
+        double[][] cap = capacity.score(snapshot);
+        double[][] win = new SnapKvScorer(16, SnapKvScorer.DEFAULT_KERNEL).score(snapshot);
+        double[][] fused = three.score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            int n = rel[g].length;
+            int[] relRank = rankOf(rel[g]);
+            int[] capRank = rankOf(cap[g]);
+            int[] winRank = rankOf(win[g]);
+            for (int i = 0; i < n; i++) {
+                double want = Math.min(relRank[i] / 0.5, winRank[i] / 0.3);
+                if (capRank[i] < 10) {
+                    want = Math.min(want, capRank[i] / (1 - 0.5 - 0.3));
+                }
+                assertThat(fused[g][i]).as("head %d entry %d", g, i).isEqualTo(-want);
+            }
+            // a budget of 20 keeps the window's best 6 (20 * 0.3), whatever the other two rank them
+            assertThat(top(fused[g], 20)).contains(top(win[g], 6));
+        }
+        assertThat(three.statistics())
+                .isEqualTo(accumulated
+                        .statistics()
+                        .union(capacity.statistics())
+                        .union(new SnapKvScorer(16, SnapKvScorer.DEFAULT_KERNEL).statistics()));
+        FusedJacapScorer none = new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10);
+        assertThat(Arrays.deepEquals(none.score(snapshot), fused)).isFalse();
+    }
+
+    private static int[] rankOf(double[] scores) {
+        int[] order = TopK.rankOrder(scores, scores.length);
+        int[] rank = new int[scores.length];
+        for (int r = 0; r < order.length; r++) {
+            rank[order[r]] = r;
+        }
+        return rank;
+    }
+
+    @Test
+    void theWindowLeadIsOffByDefaultParsesBackAndRefusesBadShares() {
+        FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
+        assertThat(d.windowLead()).isNull();
+        assertThat(d.spec()).doesNotContain("window_share");
+        FusedJacapScorer led = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.5,window_share=0.25");
+        assertThat(led.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.25, 64));
+        assertThat(led.spec()).endsWith(",window_share=0.25,window_queries=64");
+        assertThat(EvictionPolicies.scorer(led.spec())).isEqualTo(led);
+        FusedJacapScorer q32 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0.3,window_queries=32");
+        assertThat(q32.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.3, 32));
+        assertThat(EvictionPolicies.scorer(q32.spec())).isEqualTo(q32);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_queries=32"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("window_queries needs window_share=S");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=0.8,window_share=0.3"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("share + window_share <= 1");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share=-0.1"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("window_share must be in (0, 1]");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=none,window_share=0.3"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("needs a relevance ranking");
     }
 
     @Test
