@@ -247,7 +247,7 @@ public record FusedJacapScorer(
     }
 
     /** rank[i] = place of entry i in the ranking (0 = best; ties toward the lower index). */
-    private static double[] ranks(double[] scores, int n) {
+    static double[] ranks(double[] scores, int n) {
         int[] order = TopK.rankOrder(scores, n);
         double[] rank = new double[n];
         for (int r = 0; r < n; r++) {

@@ -152,9 +152,9 @@ class FusedJacapScorerTest {
         double[][] fused = three.score(snapshot);
         for (int g = 0; g < 2; g++) {
             int n = rel[g].length;
-            int[] relRank = rankOf(rel[g]);
-            int[] capRank = rankOf(cap[g]);
-            int[] winRank = rankOf(win[g]);
+            double[] relRank = FusedJacapScorer.ranks(rel[g], n);
+            double[] capRank = FusedJacapScorer.ranks(cap[g], n);
+            double[] winRank = FusedJacapScorer.ranks(win[g], n);
             for (int i = 0; i < n; i++) {
                 double want = Math.min(relRank[i] / 0.5, winRank[i] / 0.3);
                 if (capRank[i] < 10) {
@@ -172,15 +172,6 @@ class FusedJacapScorerTest {
                         .union(new SnapKvScorer(16, SnapKvScorer.DEFAULT_KERNEL).statistics()));
         FusedJacapScorer none = new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10);
         assertThat(Arrays.deepEquals(none.score(snapshot), fused)).isFalse();
-    }
-
-    private static int[] rankOf(double[] scores) {
-        int[] order = TopK.rankOrder(scores, scores.length);
-        int[] rank = new int[scores.length];
-        for (int r = 0; r < order.length; r++) {
-            rank[order[r]] = r;
-        }
-        return rank;
     }
 
     @Test
