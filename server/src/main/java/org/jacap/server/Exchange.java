@@ -46,6 +46,7 @@ final class Exchange {
                 throw new ApiError(400, "invalid_request_error", null, "bad Content-Length header");
             }
             if (n > maxBodyBytes) {
+                drain(n);
                 throw tooLarge();
             }
         }
@@ -66,6 +67,24 @@ final class Exchange {
                     ? ""
                     : e.getMessage().lines().findFirst().orElse("");
             throw ApiError.badField(null, "the request body is not valid JSON: " + first);
+        }
+    }
+
+    /**
+     * Reads and drops a refused body, up to a bound, before the 413 goes out: a connection closed
+     * with unread bytes is reset, and the client then loses the answer it is owed.
+     */
+    private void drain(long declared) throws IOException {
+        long left = Math.min(declared, 4L * maxBodyBytes);
+        try (InputStream in = http.getRequestBody()) {
+            byte[] sink = new byte[64 << 10];
+            while (left > 0) {
+                int got = in.read(sink, 0, (int) Math.min(sink.length, left));
+                if (got < 0) {
+                    break;
+                }
+                left -= got;
+            }
         }
     }
 
