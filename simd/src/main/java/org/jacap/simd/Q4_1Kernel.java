@@ -4,6 +4,7 @@ import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.INT;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.SHORT;
@@ -87,14 +88,15 @@ final class Q4_1Kernel implements IntegerDotKernel {
             ShortVector p = q.and((short) 0x0F)
                     .mul(ShortVector.fromArray(S256, xq, 32 * b))
                     .add(q.lanewise(VectorOperators.LSHR, 4).mul(ShortVector.fromArray(S256, xq, 32 * b + 16)));
-            float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
+            int dm = src.get(INT, o); // d and m in one bounds-checked load
+            float d = HalfFloats.f16ToFloat((short) dm) * xd[b];
             IntVector pi = p.reinterpretAsInts(); // pair sums in three ops: see Bytes
             IntVector si = pi.add(pi.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
             FloatVector next =
                     ((FloatVector) si.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), odd);
             odd = acc;
             acc = next;
-            float m = minimumsOdd + HalfFloats.f16ToFloat(src.get(SHORT, o + 2)) * xs[b];
+            float m = minimumsOdd + HalfFloats.f16ToFloat((short) (dm >>> 16)) * xs[b];
             minimumsOdd = minimums;
             minimums = m;
         }

@@ -1,5 +1,13 @@
 package org.jacap.simd;
 
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.S128;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+
 /**
  * Activations quantized for the integer matrix-vector kernels ({@link TypeKernel#dotQ8}): the
  * int8 values widened to shorts (so a 16-bit multiply needs no widening per row), one scale per
@@ -26,6 +34,23 @@ public final class QuantizedActivations {
 
     /** Quantizes {@code x[off .. off+n)} to {@code type}, Q8_0, Q8_1 or Q8_K ({@code n} a multiple of its block). */
     void quantize(VecDotType type, float[] x, int off, int n) {
+        prepare(type, n);
+        if (type == VecDotType.Q8_K) {
+            scalarBlocks(type, x, off, n);
+            return;
+        }
+        for (int b = 0; b < n / 32; b++) {
+            quantizeQ8Block(x, off + 32 * b, b, type == VecDotType.Q8_1);
+        }
+    }
+
+    /** The scalar twin of {@link #quantize}: {@link VecDotType}'s block rules, value by value. */
+    void quantizeScalar(VecDotType type, float[] x, int off, int n) {
+        prepare(type, n);
+        scalarBlocks(type, x, off, n);
+    }
+
+    private void prepare(VecDotType type, int n) {
         if (type != VecDotType.Q8_0 && type != VecDotType.Q8_1 && type != VecDotType.Q8_K) {
             throw new IllegalArgumentException("integer kernels take Q8_0, Q8_1 or Q8_K activations, not " + type);
         }
@@ -41,6 +66,66 @@ public final class QuantizedActivations {
             blockSums = new float[n / 32];
             values = new float[n];
         }
+        this.type = type;
+        this.length = n;
+    }
+
+    /** The rounding constant 1.5·2^23: adding it rounds a float below 2^22 to an integer, half to even, as {@link Math#rint}. */
+    private static final float RINT = 12582912f;
+
+    /**
+     * One Q8_0/Q8_1 block in four 8-lane vectors, bit for bit what {@link #quantizeScalar} gives:
+     * the same max |x|, the same {@code x · (127 / amax)} products, {@code rint} by the
+     * 1.5·2^23 addition (exact: |x · id| ≤ 127 ≪ 2^22, NaN stays NaN and casts to 0), integer sums.
+     * Runs once per matrix-vector product on one thread, so its cost is paid while the others wait.
+     */
+    private void quantizeQ8Block(float[] x, int s, int b, boolean withBlockSum) {
+        FloatVector v0 = FloatVector.fromArray(F256, x, s);
+        FloatVector v1 = FloatVector.fromArray(F256, x, s + 8);
+        FloatVector v2 = FloatVector.fromArray(F256, x, s + 16);
+        FloatVector v3 = FloatVector.fromArray(F256, x, s + 24);
+        float amax = v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
+        float id = amax != 0f ? 127f / amax : 0f;
+        if (id == Float.POSITIVE_INFINITY) { // amax below 127 / Float.MAX_VALUE: values overflow, the scalar casts
+            // decide
+            scalarBlock32(x, s, b, withBlockSum);
+            return;
+        }
+        IntVector i0 = rounded(v0, id);
+        IntVector i1 = rounded(v1, id);
+        IntVector i2 = rounded(v2, id);
+        IntVector i3 = rounded(v3, id);
+        ((ShortVector) i0.convertShape(VectorOperators.I2S, S128, 0)).intoArray(q, 32 * b);
+        ((ShortVector) i1.convertShape(VectorOperators.I2S, S128, 0)).intoArray(q, 32 * b + 8);
+        ((ShortVector) i2.convertShape(VectorOperators.I2S, S128, 0)).intoArray(q, 32 * b + 16);
+        ((ShortVector) i3.convertShape(VectorOperators.I2S, S128, 0)).intoArray(q, 32 * b + 24);
+        int sum = i0.add(i1).add(i2.add(i3)).reduceLanes(VectorOperators.ADD);
+        d[b] = HalfFloats.roundToF16(amax / 127f);
+        sums[b] = sum;
+        if (withBlockSum) {
+            blockSums[b] = VecDotType.q8_1BlockSum(amax, sum);
+        }
+    }
+
+    private static IntVector rounded(FloatVector v, float id) {
+        return (IntVector) v.mul(id).add(RINT).sub(RINT).convert(VectorOperators.F2I, 0);
+    }
+
+    private void scalarBlock32(float[] x, int s, int b, boolean withBlockSum) {
+        d[b] = VecDotType.quantizeQ8_0Block(x, s, values, 32 * b);
+        int sum = 0;
+        for (int i = 32 * b; i < 32 * b + 32; i++) {
+            q[i] = (short) values[i];
+            sum += q[i];
+        }
+        sums[b] = sum;
+        if (withBlockSum) {
+            blockSums[b] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, s), sum);
+        }
+    }
+
+    private void scalarBlocks(VecDotType type, float[] x, int off, int n) {
+        int bs = type.blockSize();
         for (int b = 0; b < n / bs; b++) {
             d[b] = type != VecDotType.Q8_K // Q8_1 has Q8_0's values; its sums are the ones below
                     ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
@@ -59,7 +144,5 @@ public final class QuantizedActivations {
                 blockSums[g] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, off + 32 * g), sums[g]);
             }
         }
-        this.type = type;
-        this.length = n;
     }
 }

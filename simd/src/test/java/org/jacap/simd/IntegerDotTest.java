@@ -77,6 +77,51 @@ class IntegerDotTest {
         }
     }
 
+    /**
+     * The vector quantizer against its scalar twin, bit for bit: ordinary blocks at an odd offset,
+     * an all-zero block, ties at .5 (rounded half to even), signed zeros, a NaN, an infinity, a
+     * subnormal maximum (whose scale 127/amax overflows) and magnitudes near the float range.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"Q8_0", "Q8_1"})
+    void theVectorQuantizerIsItsScalarTwinBitForBit(String name) {
+        VecDotType type = VecDotType.valueOf(name);
+        int n = 32 * 12;
+        float[] x = new float[n + 3];
+        float[] g = Blocks.gaussian(n, 7 * n, 2f);
+        System.arraycopy(g, 0, x, 3, n);
+        java.util.Arrays.fill(x, 3 + 32, 3 + 64, 0f);
+        for (int j = 0; j < 32; j++) {
+            x[3 + 64 + j] = j == 0 ? 127f : (j - 16) * 0.5f; // amax 127: scale 1, values on halves
+            x[3 + 96 + j] = j % 2 == 0 ? -0f : 0f;
+            x[3 + 128 + j] = j * 1e-40f; // subnormal: 127 / amax is infinite
+            x[3 + 160 + j] = (j - 15) * 1e37f;
+        }
+        x[3 + 96 + 7] = 1e-20f;
+        x[3 + 192 + 5] = Float.NaN;
+        x[3 + 224 + 9] = Float.NEGATIVE_INFINITY;
+        QuantizedActivations vector = new QuantizedActivations();
+        QuantizedActivations scalar = new QuantizedActivations();
+        vector.quantize(type, x, 3, n);
+        scalar.quantizeScalar(type, x, 3, n);
+        assertThat(java.util.Arrays.copyOf(vector.q, n)).isEqualTo(java.util.Arrays.copyOf(scalar.q, n));
+        assertThat(java.util.Arrays.copyOf(vector.sums, n / 32))
+                .isEqualTo(java.util.Arrays.copyOf(scalar.sums, n / 32));
+        for (int b = 0; b < n / 32; b++) {
+            assertThat(Float.floatToRawIntBits(vector.d[b]))
+                    .as("scale %d", b)
+                    .isEqualTo(Float.floatToRawIntBits(scalar.d[b]));
+            if (type == VecDotType.Q8_1) {
+                assertThat(Float.floatToRawIntBits(vector.blockSums[b]))
+                        .as("block sum %d", b)
+                        .isEqualTo(Float.floatToRawIntBits(scalar.blockSums[b]));
+            }
+        }
+        assertThat(vector.q[64]).isEqualTo((short) 127);
+        assertThat(vector.q[64 + 1]).isEqualTo((short) -8); // rint(-7.5): half to even
+        assertThat(vector.q[64 + 3]).isEqualTo((short) -6); // rint(-6.5)
+    }
+
     @Test
     void quantizingAPartialBlockOrAFloatTypeIsRefused() {
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_0, new float[40], 0, 40))
