@@ -86,8 +86,8 @@ public final class QuantizedActivations {
         FloatVector v3 = FloatVector.fromArray(F256, x, s + 24);
         float amax = v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
         float id = amax != 0f ? 127f / amax : 0f;
-        if (id == Float.POSITIVE_INFINITY) { // amax below 127 / Float.MAX_VALUE: values overflow, the scalar casts
-            // decide
+        // amax below 127 / Float.MAX_VALUE: the products overflow, so the scalar rules decide
+        if (id == Float.POSITIVE_INFINITY) {
             scalarBlock32(x, s, b, withBlockSum);
             return;
         }
@@ -111,38 +111,37 @@ public final class QuantizedActivations {
         return (IntVector) v.mul(id).add(RINT).sub(RINT).convert(VectorOperators.F2I, 0);
     }
 
+    /** One Q8_0/Q8_1 block by {@link VecDotType}'s scalar rules. */
     private void scalarBlock32(float[] x, int s, int b, boolean withBlockSum) {
         d[b] = VecDotType.quantizeQ8_0Block(x, s, values, 32 * b);
-        int sum = 0;
-        for (int i = 32 * b; i < 32 * b + 32; i++) {
-            q[i] = (short) values[i];
-            sum += q[i];
-        }
-        sums[b] = sum;
+        sums[b] = widened(b);
         if (withBlockSum) {
-            blockSums[b] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, s), sum);
+            blockSums[b] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, s), sums[b]);
         }
     }
 
     private void scalarBlocks(VecDotType type, float[] x, int off, int n) {
-        int bs = type.blockSize();
-        for (int b = 0; b < n / bs; b++) {
-            d[b] = type != VecDotType.Q8_K // Q8_1 has Q8_0's values; its sums are the ones below
-                    ? VecDotType.quantizeQ8_0Block(x, off + bs * b, values, bs * b)
-                    : VecDotType.quantizeQ8KBlock(x, off + bs * b, values, bs * b);
+        if (type != VecDotType.Q8_K) { // Q8_1 has Q8_0's values, and its block sums
+            for (int b = 0; b < n / 32; b++) {
+                scalarBlock32(x, off + 32 * b, b, type == VecDotType.Q8_1);
+            }
+            return;
+        }
+        for (int b = 0; b < n / 256; b++) {
+            d[b] = VecDotType.quantizeQ8KBlock(x, off + 256 * b, values, 256 * b);
         }
         for (int g = 0; g < n / 32; g++) {
-            int sum = 0;
-            for (int i = 32 * g; i < 32 * g + 32; i++) {
-                q[i] = (short) values[i];
-                sum += q[i];
-            }
-            sums[g] = sum;
+            sums[g] = widened(g);
         }
-        if (type == VecDotType.Q8_1) {
-            for (int g = 0; g < n / 32; g++) {
-                blockSums[g] = VecDotType.q8_1BlockSum(VecDotType.absMax32(x, off + 32 * g), sums[g]);
-            }
+    }
+
+    /** Group {@code g}'s 32 rounded values into {@link #q}, returning their sum. */
+    private int widened(int g) {
+        int sum = 0;
+        for (int i = 32 * g; i < 32 * g + 32; i++) {
+            q[i] = (short) values[i];
+            sum += q[i];
         }
+        return sum;
     }
 }

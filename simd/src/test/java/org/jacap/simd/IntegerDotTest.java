@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.jacap.gguf.GgmlType;
@@ -90,7 +91,7 @@ class IntegerDotTest {
         float[] x = new float[n + 3];
         float[] g = Blocks.gaussian(n, 7 * n, 2f);
         System.arraycopy(g, 0, x, 3, n);
-        java.util.Arrays.fill(x, 3 + 32, 3 + 64, 0f);
+        Arrays.fill(x, 3 + 32, 3 + 64, 0f);
         for (int j = 0; j < 32; j++) {
             x[3 + 64 + j] = j == 0 ? 127f : (j - 16) * 0.5f; // amax 127: scale 1, values on halves
             x[3 + 96 + j] = j % 2 == 0 ? -0f : 0f;
@@ -104,9 +105,8 @@ class IntegerDotTest {
         QuantizedActivations scalar = new QuantizedActivations();
         vector.quantize(type, x, 3, n);
         scalar.quantizeScalar(type, x, 3, n);
-        assertThat(java.util.Arrays.copyOf(vector.q, n)).isEqualTo(java.util.Arrays.copyOf(scalar.q, n));
-        assertThat(java.util.Arrays.copyOf(vector.sums, n / 32))
-                .isEqualTo(java.util.Arrays.copyOf(scalar.sums, n / 32));
+        assertThat(Arrays.copyOf(vector.q, n)).isEqualTo(Arrays.copyOf(scalar.q, n));
+        assertThat(Arrays.copyOf(vector.sums, n / 32)).isEqualTo(Arrays.copyOf(scalar.sums, n / 32));
         for (int b = 0; b < n / 32; b++) {
             assertThat(Float.floatToRawIntBits(vector.d[b]))
                     .as("scale %d", b)
@@ -208,7 +208,7 @@ class IntegerDotTest {
         q.quantize(k.vecDotType(), Blocks.gaussian(n, 3, 1f), 0, n);
         for (boolean wide : new boolean[] {true, false}) {
             float[] out = new float[6];
-            java.util.Arrays.fill(out, Float.NaN);
+            Arrays.fill(out, Float.NaN);
             if (wide) {
                 k.dotQ8RowsWide(seg, rowBytes, rowBytes, q, n, out, 2, 3);
             } else {
@@ -252,7 +252,7 @@ class IntegerDotTest {
             }
         }
         float[] x = new float[n];
-        java.util.Arrays.fill(x, -1f); // quantizes to -127
+        Arrays.fill(x, -1f); // quantizes to -127
         QuantizedActivations q = new QuantizedActivations();
         q.quantize(k.vecDotType(), x, 0, n);
         float[] w = new float[n];
