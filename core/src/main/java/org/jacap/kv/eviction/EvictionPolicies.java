@@ -194,7 +194,7 @@ public final class EvictionPolicies {
                         s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
                         s,
                         FusedJacapScorer.DEFAULT_RELEVANCE),
-                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "none"), "capacity")),
+                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "keydiff", "none"), "capacity")),
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
@@ -260,6 +260,7 @@ public final class EvictionPolicies {
         return switch (name) {
             case "jacap-paper" -> JacapScorer.defaults();
             case "capkv" -> CapKvScorer.defaults();
+            case "keydiff" -> KeyDiffScorer.defaults();
             default -> null;
         };
     }

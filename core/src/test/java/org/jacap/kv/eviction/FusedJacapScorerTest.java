@@ -240,6 +240,10 @@ class FusedJacapScorerTest {
         assertThat(EvictionPolicies.scorer(tova.spec())).isEqualTo(tova);
         assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity=none")).share())
                 .isEqualTo(1.0);
+        // KeyDiff's novelty in the capacity slot: an ablation (docs/eviction.md, "Novelty in the reserve")
+        FusedJacapScorer novelty = (FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity=keydiff");
+        assertThat(novelty.capacity()).isEqualTo(KeyDiffScorer.defaults());
+        assertThat(EvictionPolicies.scorer(novelty.spec())).isEqualTo(novelty);
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=2"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("share must be in [0, 1]");
