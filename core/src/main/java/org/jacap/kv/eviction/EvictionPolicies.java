@@ -189,34 +189,39 @@ public final class EvictionPolicies {
 
     private static KvScorer fusedJacap(Spec s) {
         FusedJacapScorer d = FusedJacapScorer.defaults();
+        KvScorer relevance = relevance(
+                s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
+                s,
+                FusedJacapScorer.DEFAULT_RELEVANCE);
+        KvScorer capacity =
+                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "keydiff", "none"), "capacity"));
         return new FusedJacapScorer(
-                relevance(
-                        s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
-                        s,
-                        FusedJacapScorer.DEFAULT_RELEVANCE),
-                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "keydiff", "none"), "capacity")),
+                relevance,
+                capacity,
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
                 s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
                 longContext(s),
-                windowLead(s));
+                windowLead(s, relevance != null && capacity != null ? d.windowLead() : null));
     }
 
     /**
-     * The fused scorer's own observation window: {@code window_share=S} (default 0: none), with
-     * {@code window_queries} ({@link FusedJacapScorer#DEFAULT_WINDOW_QUERIES} unless given).
+     * The fused scorer's own observation window: {@code window_share=S} ({@code 0}: none), with
+     * {@code window_queries} ({@link FusedJacapScorer#DEFAULT_WINDOW_QUERIES} unless given); unless
+     * given, the default's window lead where both rankings take part and none where one is
+     * {@code none} (a single ranking has no share to give the window).
      */
-    private static FusedJacapScorer.WindowLead windowLead(Spec s) {
-        double share = s.real(0, "window_share");
+    private static FusedJacapScorer.WindowLead windowLead(Spec s, FusedJacapScorer.WindowLead byDefault) {
+        double share = s.real(byDefault == null ? 0 : byDefault.share(), "window_share");
         if (share == 0) {
             if (s.take("window_queries") != null) {
                 throw new JacapException("'" + s.text + "': window_queries needs window_share=S");
             }
             return null;
         }
-        return new FusedJacapScorer.WindowLead(
-                share, (int) s.integer(FusedJacapScorer.DEFAULT_WINDOW_QUERIES, "window_queries"));
+        return new FusedJacapScorer.WindowLead(share, (int) s.integer(
+                byDefault == null ? FusedJacapScorer.DEFAULT_WINDOW_QUERIES : byDefault.queries(), "window_queries"));
     }
 
     /**

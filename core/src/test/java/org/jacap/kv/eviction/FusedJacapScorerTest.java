@@ -175,10 +175,20 @@ class FusedJacapScorerTest {
     }
 
     @Test
-    void theWindowLeadIsOffByDefaultParsesBackAndRefusesBadShares() {
+    void theWindowLeadIsATenthByDefaultParsesBackAndRefusesBadShares() {
         FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
-        assertThat(d.windowLead()).isNull();
-        assertThat(d.spec()).doesNotContain("window_share");
+        assertThat(d.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
+        assertThat(d.spec()).endsWith(",window_share=0.1,window_queries=64");
+        assertThat(EvictionPolicies.scorer(d.spec())).isEqualTo(d);
+        // the rows docs/eviction.md measured as the candidate are the default's
+        assertThat(EvictionPolicies.scorer("jacap:share=0.535,window_share=0.1"))
+                .isEqualTo(d);
+        FusedJacapScorer off = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0");
+        assertThat(off.windowLead()).isNull();
+        assertThat(off.spec()).endsWith(",window_share=0");
+        assertThat(EvictionPolicies.scorer(off.spec())).isEqualTo(off);
+        FusedJacapScorer q16 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_queries=16");
+        assertThat(q16.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 16));
         FusedJacapScorer led = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.5,window_share=0.25");
         assertThat(led.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.25, 64));
         assertThat(led.spec()).endsWith(",window_share=0.25,window_queries=64");
@@ -186,7 +196,7 @@ class FusedJacapScorerTest {
         FusedJacapScorer q32 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0.3,window_queries=32");
         assertThat(q32.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.3, 32));
         assertThat(EvictionPolicies.scorer(q32.spec())).isEqualTo(q32);
-        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_queries=32"))
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share=0,window_queries=32"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("window_queries needs window_share=S");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=0.8,window_share=0.3"))
@@ -254,7 +264,22 @@ class FusedJacapScorerTest {
         assertThat(reserved.reserve()).isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
         assertThat(FusedJacapScorer.defaults().spec())
-                .contains("relevance=h2o", "share=0.635", "reserve=48", "values=output,group=max", "long_from=never");
+                .contains(
+                        "relevance=h2o",
+                        "share=0.535",
+                        "reserve=48",
+                        "values=output,group=max",
+                        "long_from=never",
+                        "window_share=0.1,window_queries=64");
+        // the default before 2026-12-04, and a single ranking, have no window lead unless told
+        FusedJacapScorer before = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.635,window_share=0");
+        assertThat(before.windowLead()).isNull();
+        assertThat(before.share()).isEqualTo(0.635);
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=none")).windowLead())
+                .isNull();
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=0.95"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("share + window_share <= 1");
         // relevance=h2o keeps the default's value weighting; the plain H2O relevance (the default before) is spelt out
         assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.DEFAULT_RELEVANCE);
         FusedJacapScorer plain = (FusedJacapScorer) EvictionPolicies.scorer("jacap:values=none,group=mean");
