@@ -46,6 +46,11 @@ final class ForwardPass {
     private final int[] ropeOfLayer;
     private final long embeddingRowBytes;
 
+    /** Per layer, the matrices that read one normed input: query/key/value and gate/up ({@link MatMul#multiplyShared}). */
+    private final WeightMatrix[][] qkv;
+
+    private final WeightMatrix[][] gateUp;
+
     private Workspace ws;
     private final AttentionTask attentionTask = new AttentionTask();
     private final HalfCacheAttention halfCacheAttention;
@@ -77,6 +82,16 @@ final class ForwardPass {
             ropeOfLayer[l.index()] = idx;
         }
         this.ropes = distinct.toArray(Rope[]::new);
+        this.qkv = new WeightMatrix[config.blockCount()][];
+        this.gateUp = new WeightMatrix[config.blockCount()][];
+        for (int il = 0; il < config.blockCount(); il++) {
+            AttentionWeights a = weights.layers().get(il).attention();
+            FeedForwardWeights f = weights.layers().get(il).feedForward();
+            qkv[il] = new WeightMatrix[] {
+                a.query().weight(), a.key().weight(), a.value().weight()
+            };
+            gateUp[il] = new WeightMatrix[] {f.gate(), f.up()};
+        }
         WeightMatrix emb = weights.tokenEmbedding();
         this.embeddingRowBytes = emb.type().bytesFor(emb.cols());
         this.ws = new Workspace(0, 0);
@@ -240,9 +255,10 @@ final class ForwardPass {
         int dv = l.valueLength();
 
         RmsNorm.applyRows(w.x, 0, a.norm(), 0, embd, n, eps, w.xb, 0);
-        project(a.query(), w.xb, n, w.q);
-        project(a.key(), w.xb, n, w.k);
-        project(a.value(), w.xb, n, w.v);
+        matmul.multiplyShared(qkv[il], w.xb, 0, n, w.qkvOut);
+        addBias(a.query(), n, w.q);
+        addBias(a.key(), n, w.k);
+        addBias(a.value(), n, w.v);
         if (a.queryNorm() != null) {
             RmsNorm.applyRows(w.q, 0, a.queryNorm(), 0, dk, n * l.headCount(), eps, w.q, 0);
         }
@@ -353,8 +369,7 @@ final class ForwardPass {
         int ff = config.feedForwardLength();
         float eps = config.rmsNormEps();
         RmsNorm.applyRows(w.x, 0, f.norm(), 0, embd, n, eps, w.xb, 0);
-        matmul.multiply(f.gate(), w.xb, 0, n, w.gate, 0);
-        matmul.multiply(f.up(), w.xb, 0, n, w.up, 0);
+        matmul.multiplyShared(gateUp[il], w.xb, 0, n, w.gateUpOut);
         // token rows on the pool threads: the same values as one serial call, since each row is whole
         // vectors (ff a multiple of 16) or the kernel is elementwise (the GELU table)
         if (n > 1 && pool != null && (ff % 16 == 0 || tableGelu())) {
@@ -396,6 +411,11 @@ final class ForwardPass {
     /** out[t] = W·x[t] (+ bias) for t &lt; n. */
     private void project(Projection p, float[] x, int n, float[] out) {
         matmul.multiply(p.weight(), x, 0, n, out, 0);
+        addBias(p, n, out);
+    }
+
+    /** out[t] += the projection's bias for t &lt; n, if it has one. */
+    private static void addBias(Projection p, int n, float[] out) {
         float[] bias = p.bias();
         if (bias != null) {
             int rows = p.rows();
@@ -426,6 +446,10 @@ final class ForwardPass {
         final float[] att;
         final float[] gate;
         final float[] up;
+        /** The outputs of {@link #qkv} and {@link #gateUp}, in their order. */
+        final float[][] qkvOut;
+
+        final float[][] gateUpOut;
         final float[][][] ropeTables;
         final float[][] scores;
         final float[][] halfScratch;
@@ -450,6 +474,8 @@ final class ForwardPass {
             att = new float[rows * config.maxAttentionOutputDim()];
             gate = new float[rows * config.feedForwardLength()];
             up = new float[rows * config.feedForwardLength()];
+            qkvOut = new float[][] {q, k, v};
+            gateUpOut = new float[][] {gate, up};
             ropeTables = new float[ropes.length][][];
             for (int r = 0; r < ropes.length; r++) {
                 ropeTables[r] = new float[rows][ropes[r].tableSize()];

@@ -126,6 +126,7 @@ public final class MatMul {
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
+    private final ThreadPool.RangeTask sharedTask = this::sharedRowsQ8;
     /** The decode activations of the integer kernels, quantized once per call. */
     private final QuantizedActivations q8 = new QuantizedActivations();
 
@@ -135,6 +136,12 @@ public final class MatMul {
     private float[] sumCorrections = new float[0];
 
     private float[] packed = new float[0];
+
+    // The matrices of a multiplyShared call in flight, their first row group each (and the end).
+    private WeightMatrix[] sharedW;
+    private float[][] sharedOut;
+    private int[] sharedBase = new int[4];
+    private MethodHandle[] sharedRows = new MethodHandle[3];
 
     // The call in flight, published to the workers by ThreadPool's generation counter.
     private TypeKernel kernel;
@@ -279,6 +286,94 @@ public final class MatMul {
         }
         if (vdt == VecDotType.Q8_1 && !integer) {
             addQ8_1SumCorrections(w, x, xOff, batch, out, outOff);
+        }
+    }
+
+    /**
+     * {@code outs[i] = ws[i] · x} for matrices that read one input (Q/K/V, gate/up): each output as
+     * {@link #multiply} gives it alone. At decode, when every matrix has an integer kernel with the
+     * same activation type and width, {@code x} is quantized once and all rows go to the pool in
+     * one hand-off (a small model's decode makes hundreds of products a token, each a few tens of
+     * microseconds, so the hand-offs count); otherwise the products run one by one.
+     */
+    public void multiplyShared(WeightMatrix[] ws, float[] x, int xOff, int batch, float[][] outs) {
+        if (ws.length != outs.length) {
+            throw new IllegalArgumentException(ws.length + " matrices but " + outs.length + " outputs");
+        }
+        if (batch != 1 || precision != Precision.NATIVE || !sharesActivations(ws)) {
+            for (int i = 0; i < ws.length; i++) {
+                multiply(ws[i], x, xOff, batch, outs[i], 0);
+            }
+            return;
+        }
+        int cols = ws[0].cols();
+        Objects.checkFromIndexSize(xOff, cols, x.length);
+        if (sharedBase.length < ws.length + 1) {
+            sharedBase = new int[ws.length + 1];
+            sharedRows = new MethodHandle[ws.length];
+        }
+        for (int i = 0; i < ws.length; i++) {
+            Objects.checkFromIndexSize(0, ws[i].rows(), outs[i].length);
+            sharedBase[i + 1] = sharedBase[i] + (ws[i].rows() + ROW_TILE - 1) / ROW_TILE;
+            sharedRows[i] = Q8_ROWS[ws[i].type().ordinal()];
+        }
+        q8.quantize(Kernels.of(ws[0].type()).vecDotType(), x, xOff, cols);
+        this.sharedW = ws;
+        this.sharedOut = outs;
+        this.cols = cols;
+        try {
+            int groups = sharedBase[ws.length];
+            pool.parallelForDynamic(groups, grain(groups, 8), sharedTask);
+        } finally {
+            this.sharedW = null;
+            this.sharedOut = null;
+        }
+    }
+
+    /** True when every matrix has an integer kernel and they take the same activations (type and width). */
+    private static boolean sharesActivations(WeightMatrix[] ws) {
+        if (ws.length == 0) {
+            return false;
+        }
+        VecDotType vdt = Kernels.of(ws[0].type()).vecDotType();
+        for (WeightMatrix w : ws) {
+            if (!(Kernels.of(w.type()) instanceof IntegerDotKernel k)
+                    || k.vecDotType() != vdt
+                    || w.cols() != ws[0].cols()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The row groups {@code [groupStart, groupEnd)} of {@link #multiplyShared}'s matrices laid end to end. */
+    private void sharedRowsQ8(int groupStart, int groupEnd, int worker) {
+        WeightMatrix[] ws = sharedW;
+        for (int m = 0; m < ws.length; m++) {
+            int lo = Math.max(groupStart, sharedBase[m]);
+            int hi = Math.min(groupEnd, sharedBase[m + 1]);
+            if (lo >= hi) {
+                continue;
+            }
+            WeightMatrix w = ws[m];
+            float[] o = sharedOut[m];
+            int r0 = (lo - sharedBase[m]) * ROW_TILE;
+            int r1 = Math.min(w.rows(), (hi - sharedBase[m]) * ROW_TILE);
+            long rowBytes = w.rowBytes();
+            if (!vectorized) {
+                IntegerDotKernel k = (IntegerDotKernel) Kernels.of(w.type());
+                for (int r = r0; r < r1; r++) {
+                    o[r] = k.dotQ8Scalar(w.data(), r * rowBytes, q8, cols);
+                }
+                continue;
+            }
+            try {
+                sharedRows[m].invokeExact(w.data(), r0 * rowBytes, rowBytes, q8, cols, o, r0, r1 - r0);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t); // the row loops declare no checked exceptions
+            }
         }
     }
 

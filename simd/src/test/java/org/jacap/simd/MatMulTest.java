@@ -212,6 +212,64 @@ class MatMulTest {
         }
     }
 
+    /**
+     * Matrices that share one input: the same bits as each product alone, whether the rows go out in
+     * one hand-off (integer kernels on one activation type), or one by one (mixed activation types,
+     * prefill batches, F32); odd row counts put row groups of two matrices in one piece of the pool.
+     */
+    @Test
+    void sharedInputProductsEqualTheProductsAlone() {
+        GgmlType[][] sets = {
+            {GgmlType.Q4_0, GgmlType.Q8_0, GgmlType.Q5_0}, // Q8_0 activations
+            {GgmlType.Q4_K, GgmlType.Q6_K}, // Q8_K
+            {GgmlType.Q4_1, GgmlType.Q4_1}, // Q8_1
+            {GgmlType.Q4_K, GgmlType.Q8_0, GgmlType.Q6_K}, // mixed: one by one
+            {GgmlType.F32, GgmlType.Q8_0},
+        };
+        int[] rows = {9, 5, 13};
+        int cols = 512;
+        for (GgmlType[] set : sets) {
+            WeightMatrix[] ws = new WeightMatrix[set.length];
+            for (int i = 0; i < set.length; i++) {
+                ws[i] = WeightMatrix.of(Blocks.random(set[i], rows[i] * cols, 11 + i), set[i], rows[i], cols);
+            }
+            for (int batch : new int[] {1, 3}) {
+                float[] x = Blocks.gaussian(2 + batch * cols, 7, 1f);
+                for (ThreadPool pool : new ThreadPool[] {pool1, pool2, pool3}) {
+                    for (MatMul mm : new MatMul[] {
+                        new MatMul(pool, Precision.NATIVE),
+                        MatMul.scalarTwin(pool, Precision.NATIVE),
+                        new MatMul(pool, Precision.F32)
+                    }) {
+                        float[][] outs = new float[set.length][];
+                        for (int i = 0; i < set.length; i++) {
+                            outs[i] = new float[batch * rows[i] + 3];
+                            Arrays.fill(outs[i], Float.NaN);
+                        }
+                        mm.multiplyShared(ws, x, 2, batch, outs);
+                        for (int i = 0; i < set.length; i++) {
+                            float[] alone = new float[batch * rows[i] + 3];
+                            Arrays.fill(alone, Float.NaN);
+                            mm.multiply(ws[i], x, 2, batch, alone, 0);
+                            assertThat(outs[i])
+                                    .as(
+                                            "%s, matrix %d (%s), batch %d, %d threads, %s",
+                                            Arrays.toString(set), i, set[i], batch, pool.threads(), mm.precision())
+                                    .containsExactly(alone);
+                        }
+                    }
+                }
+            }
+        }
+        MatMul mm = new MatMul(pool2, Precision.NATIVE);
+        WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 4 * 64, 1), GgmlType.Q8_0, 4, 64);
+        assertThatThrownBy(() -> mm.multiplyShared(new WeightMatrix[] {w, w}, new float[64], 0, 1, new float[1][4]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> mm.multiplyShared(
+                        new WeightMatrix[] {w, w}, new float[64], 0, 1, new float[][] {new float[4], new float[3]}))
+                .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+
     @Test
     void resultsDoNotDependOnThreadCount() {
         WeightMatrix w = WeightMatrix.of(Blocks.random(GgmlType.Q4_K, 37 * 512, 8), GgmlType.Q4_K, 37, 512);
