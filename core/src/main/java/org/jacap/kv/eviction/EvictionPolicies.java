@@ -19,7 +19,7 @@ import org.jacap.kv.eviction.math.LeverageSolver;
  * Unknown names and keys fail with a message listing the valid ones.
  */
 public final class EvictionPolicies {
-    /** One scorer of the registry: its name, the other names it answers to, and how a spec builds it. */
+    /** One scorer of a registry: its name, the other names it answers to, and how a spec builds it. */
     private record Entry(String name, List<String> aliases, Function<Spec, KvScorer> factory) {
         Entry(String name, Function<Spec, KvScorer> factory, String... aliases) {
             this(name, List.of(aliases), factory);
@@ -29,6 +29,37 @@ public final class EvictionPolicies {
             return name.equals(n) || aliases.contains(n);
         }
     }
+
+    /**
+     * The fused {@code jacap}'s relevance rankings ({@code relevance=}): each built from the spec,
+     * {@code window}/{@code kernel} (snapkv) and {@code values}/{@code group} passing through (h2o's
+     * default to the default relevance's, snapkv's to none/mean); {@code none} gives null, the
+     * capacity ranking alone.
+     */
+    private static final List<Entry> RELEVANCE_REGISTRY = List.of(
+            new Entry("snapkv", s -> snapKv(s, 32)),
+            new Entry("tova", s -> new TovaScorer()),
+            new Entry("h2o", s -> observed(s, FusedJacapScorer.DEFAULT_RELEVANCE)),
+            new Entry("none", s -> null));
+
+    /** The fused {@code jacap}'s capacity rankings ({@code capacity=}); {@code none}: relevance alone. */
+    private static final List<Entry> CAPACITY_REGISTRY = List.of(
+            new Entry("jacap-paper", s -> JacapScorer.defaults()),
+            new Entry("capkv", s -> CapKvScorer.defaults()),
+            new Entry("keydiff", s -> KeyDiffScorer.defaults()),
+            new Entry("none", s -> null));
+
+    /** The fused {@code jacap}'s {@code relevance=} values (from its registry). */
+    public static final List<String> FUSED_RELEVANCES = names(RELEVANCE_REGISTRY);
+
+    /** The fused {@code jacap}'s {@code capacity=} values (from its registry). */
+    public static final List<String> FUSED_CAPACITIES = names(CAPACITY_REGISTRY);
+
+    /** {@code greedy}'s {@code weights=} values: whose capacity weights its log-det picks use. */
+    private static final List<Entry> GREEDY_WEIGHTS = List.of(
+            new Entry("jacap-paper", s -> JacapScorer.defaults()),
+            new Entry("capkv", s -> CapKvScorer.defaults()),
+            new Entry("jacap", s -> JacapScorer.defaults()));
 
     /**
      * The scorer registry, in the order lists show them. {@link #SCORERS}, the parser and the
@@ -53,19 +84,35 @@ public final class EvictionPolicies {
             new Entry("jacap-literal", s -> jacap(s, JacapScorer.literal()), "jacap_literal"),
             new Entry(
                     "greedy",
-                    s -> new GreedyLogDetScorer(
-                            s.choice("jacap-paper", List.of("capkv", "jacap-paper", "jacap"), "weights")
-                                            .equals("capkv")
-                                    ? CapKvScorer.defaults()
-                                    : JacapScorer.defaults(),
-                            (int) s.integer(Integer.MAX_VALUE, "max_picks"))));
+                    s -> new GreedyLogDetScorer(pick(GREEDY_WEIGHTS, "jacap-paper", s, "weights"), (int)
+                            s.integer(Integer.MAX_VALUE, "max_picks"))));
 
     /** Scorer names, as the CLI's {@code --kv-policy} takes them (from the registry). */
-    public static final List<String> SCORERS =
-            REGISTRY.stream().map(Entry::name).toList();
+    public static final List<String> SCORERS = names(REGISTRY);
 
-    /** Allocator names, as the CLI's {@code --kv-allocator} takes them. */
-    public static final List<String> ALLOCATORS = List.of("uniform", "pyramid", "ada");
+    /** One budget allocator of {@link #ALLOCATOR_REGISTRY}: its name, other names, and how a spec builds it. */
+    private record AllocatorEntry(String name, List<String> aliases, Function<Spec, BudgetAllocator> factory) {
+        AllocatorEntry(String name, Function<Spec, BudgetAllocator> factory, String... aliases) {
+            this(name, List.of(aliases), factory);
+        }
+    }
+
+    private static final List<AllocatorEntry> ALLOCATOR_REGISTRY = List.of(
+            new AllocatorEntry("uniform", s -> new UniformAllocator()),
+            new AllocatorEntry(
+                    "pyramid",
+                    s -> new PyramidKvAllocator(
+                            (int) s.integer(PyramidKvAllocator.DEFAULT_WINDOW, "window_size", "window"),
+                            s.real(PyramidKvAllocator.DEFAULT_BETA, "beta")),
+                    "pyramidkv"),
+            new AllocatorEntry(
+                    "ada",
+                    s -> new AdaKvAllocator(s.real(AdaKvAllocator.DEFAULT_ALPHA, "alpha", "alpha_safeguard")),
+                    "adakv"));
+
+    /** Allocator names, as the CLI's {@code --kv-allocator} takes them (from the registry). */
+    public static final List<String> ALLOCATORS =
+            ALLOCATOR_REGISTRY.stream().map(AllocatorEntry::name).toList();
 
     private EvictionPolicies() {}
 
@@ -113,17 +160,13 @@ public final class EvictionPolicies {
 
     public static BudgetAllocator allocator(String spec) {
         Spec s = Spec.parse(spec);
-        BudgetAllocator allocator = switch (s.name) {
-            case "uniform" -> new UniformAllocator();
-            case "pyramid", "pyramidkv" ->
-                new PyramidKvAllocator(
-                        (int) s.integer(PyramidKvAllocator.DEFAULT_WINDOW, "window_size", "window"),
-                        s.real(PyramidKvAllocator.DEFAULT_BETA, "beta"));
-            case "ada", "adakv" -> new AdaKvAllocator(s.real(AdaKvAllocator.DEFAULT_ALPHA, "alpha", "alpha_safeguard"));
-            default ->
-                throw new JacapException(
-                        "unknown KV budget allocator '" + s.name + "'; valid: " + String.join(", ", ALLOCATORS));
-        };
+        BudgetAllocator allocator = ALLOCATOR_REGISTRY.stream()
+                .filter(e -> e.name().equals(s.name) || e.aliases().contains(s.name))
+                .findFirst()
+                .orElseThrow(() -> new JacapException(
+                        "unknown KV budget allocator '" + s.name + "'; valid: " + String.join(", ", ALLOCATORS)))
+                .factory()
+                .apply(s);
         s.requireAllUsed();
         return allocator;
     }
@@ -189,12 +232,8 @@ public final class EvictionPolicies {
 
     private static KvScorer fusedJacap(Spec s) {
         FusedJacapScorer d = FusedJacapScorer.defaults();
-        KvScorer relevance = relevance(
-                s.choice(d.relevance().name(), List.of("snapkv", "tova", "h2o", "none"), "relevance"),
-                s,
-                FusedJacapScorer.DEFAULT_RELEVANCE);
-        KvScorer capacity =
-                capacity(s.choice(d.capacity().name(), List.of("jacap-paper", "capkv", "keydiff", "none"), "capacity"));
+        KvScorer relevance = pick(RELEVANCE_REGISTRY, d.relevance().name(), s, "relevance");
+        KvScorer capacity = pick(CAPACITY_REGISTRY, d.capacity().name(), s, "capacity");
         return new FusedJacapScorer(
                 relevance,
                 capacity,
@@ -248,26 +287,19 @@ public final class EvictionPolicies {
         }
     }
 
-    /**
-     * The fused scorer's relevance; {@code window}/{@code kernel} (snapkv) and {@code values}/{@code group}
-     * pass through (h2o's default to the default relevance's, snapkv's to none/mean).
-     */
-    private static KvScorer relevance(String name, Spec s, ObservedAttentionScorer defaultH2o) {
-        return switch (name) {
-            case "snapkv" -> snapKv(s, 32);
-            case "tova" -> new TovaScorer();
-            case "h2o" -> observed(s, defaultH2o);
-            default -> null;
-        };
+    /** The entry of {@code registry} that {@code key} names (default {@code fallback}), built from the spec. */
+    private static KvScorer pick(List<Entry> registry, String fallback, Spec s, String key) {
+        String name = s.choice(fallback, names(registry), key);
+        return registry.stream()
+                .filter(e -> e.name().equals(name))
+                .findFirst()
+                .orElseThrow()
+                .factory()
+                .apply(s);
     }
 
-    private static KvScorer capacity(String name) {
-        return switch (name) {
-            case "jacap-paper" -> JacapScorer.defaults();
-            case "capkv" -> CapKvScorer.defaults();
-            case "keydiff" -> KeyDiffScorer.defaults();
-            default -> null;
-        };
+    private static List<String> names(List<Entry> registry) {
+        return registry.stream().map(Entry::name).toList();
     }
 
     private static CapacityAblation ablation(Spec s) {

@@ -25,6 +25,42 @@ class EvictionRegistryTest {
         }
     }
 
+    /**
+     * Every relevance × capacity pair of the fused {@code jacap} (the lists come from its registries)
+     * builds the rankings it names, prints a spec that parses back to it, and an unknown value lists
+     * the valid ones.
+     */
+    @Test
+    void everyFusedRankingPairParsesAndRoundTrips() {
+        assertEquals(java.util.List.of("snapkv", "tova", "h2o", "none"), EvictionPolicies.FUSED_RELEVANCES);
+        assertEquals(java.util.List.of("jacap-paper", "capkv", "keydiff", "none"), EvictionPolicies.FUSED_CAPACITIES);
+        for (String relevance : EvictionPolicies.FUSED_RELEVANCES) {
+            for (String capacity : EvictionPolicies.FUSED_CAPACITIES) {
+                if (relevance.equals("none") && capacity.equals("none")) {
+                    continue; // nothing to rank by
+                }
+                String spec = "jacap:relevance=" + relevance + ",capacity=" + capacity;
+                FusedJacapScorer f = (FusedJacapScorer) EvictionPolicies.scorer(spec);
+                assertEquals(
+                        relevance,
+                        f.relevance() == null ? "none" : f.relevance().name(),
+                        spec);
+                assertEquals(
+                        capacity, f.capacity() == null ? "none" : f.capacity().name(), spec);
+                assertEquals(f, EvictionPolicies.scorer(f.spec()), spec);
+            }
+        }
+        JacapException e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap:capacity=tova"));
+        assertTrue(e.getMessage().contains("jacap-paper, capkv, keydiff, none"), e.getMessage());
+        e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("greedy:weights=knorm"));
+        assertTrue(e.getMessage().contains("jacap-paper, capkv, jacap"), e.getMessage());
+        assertEquals(
+                "capkv",
+                ((GreedyLogDetScorer) EvictionPolicies.scorer("greedy:weights=capkv"))
+                        .weights()
+                        .name());
+    }
+
     @Test
     void defaultsAreTheSpecDefaults() {
         assertEquals(new CapKvScorer(4, 5.0, 1e-6, 1.0), EvictionPolicies.scorer("capkv"));
