@@ -137,6 +137,9 @@ public final class MatMul {
 
     private float[] packed = new float[0];
 
+    /** Set by {@link #multiplyShared} while a prefill's later matrices reuse the rounded, packed input. */
+    private boolean reuseInput;
+
     // The matrices of a multiplyShared call in flight, their first row group each (and the end).
     private WeightMatrix[] sharedW;
     private float[][] sharedOut;
@@ -246,8 +249,10 @@ public final class MatMul {
             this.xs = x;
             this.xBase = xOff;
             this.cols = w.cols();
-            if (batch == 1) {
-                vdt.round(x, xOff, rounded, 0, n);
+            if (reuseInput) {
+                // multiplyShared: rounded (and packed) for the first matrix of this input
+            } else if (batch == 1) {
+                roundInput(vdt, x, xOff, rounded, 0, n);
             } else {
                 pool.parallelFor(batch, roundTask); // one token's activations per index
             }
@@ -275,7 +280,9 @@ public final class MatMul {
                 if (packed.length < n) {
                     packed = new float[n];
                 }
-                pool.parallelFor(groups, packTask);
+                if (!reuseInput) {
+                    pool.parallelFor(groups, packTask);
+                }
                 int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
                 pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
             }
@@ -299,6 +306,19 @@ public final class MatMul {
     public void multiplyShared(WeightMatrix[] ws, float[] x, int xOff, int batch, float[][] outs) {
         if (ws.length != outs.length) {
             throw new IllegalArgumentException(ws.length + " matrices but " + outs.length + " outputs");
+        }
+        if (batch > 1 && ws.length > 1 && sameInput(ws)) {
+            // prefill: the input rounded and packed once, for the first matrix; the others reuse it
+            multiply(ws[0], x, xOff, batch, outs[0], 0);
+            reuseInput = true;
+            try {
+                for (int i = 1; i < ws.length; i++) {
+                    multiply(ws[i], x, xOff, batch, outs[i], 0);
+                }
+            } finally {
+                reuseInput = false;
+            }
+            return;
         }
         if (batch != 1 || precision != Precision.NATIVE || !sharesActivations(ws)) {
             for (int i = 0; i < ws.length; i++) {
@@ -328,6 +348,21 @@ public final class MatMul {
             this.sharedW = null;
             this.sharedOut = null;
         }
+    }
+
+    /** True when every matrix rounds its input to the same grid and has the same width. */
+    private boolean sameInput(WeightMatrix[] ws) {
+        VecDotType first = inputGrid(ws[0]);
+        for (WeightMatrix w : ws) {
+            if (inputGrid(w) != first || w.cols() != ws[0].cols()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private VecDotType inputGrid(WeightMatrix w) {
+        return precision == Precision.NATIVE ? Kernels.of(w.type()).vecDotType() : VecDotType.F32;
     }
 
     /** True when every matrix has an integer kernel and they take the same activations (type and width). */
@@ -420,7 +455,16 @@ public final class MatMul {
     }
 
     private void roundTokens(int start, int end, int worker) {
-        roundType.round(xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
+        roundInput(roundType, xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
+    }
+
+    /** {@link VecDotType#round}, on vectors for Q8_0/Q8_1 (the same bits) unless this is the scalar twin. */
+    private void roundInput(VecDotType type, float[] src, int srcOff, float[] dst, int dstOff, int n) {
+        if (vectorized && (type == VecDotType.Q8_0 || type == VecDotType.Q8_1)) {
+            QuantizedActivations.roundQ8_0(src, srcOff, dst, dstOff, n);
+        } else {
+            type.round(src, srcOff, dst, dstOff, n);
+        }
     }
 
     /** Pieces small enough that a delayed thread's share is picked up by the others ({@code perThread} per thread). */

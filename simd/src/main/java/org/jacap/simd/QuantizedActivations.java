@@ -107,6 +107,43 @@ public final class QuantizedActivations {
         }
     }
 
+    /**
+     * {@link VecDotType#round} to Q8_0/Q8_1 on vectors, bit for bit: per block of 32 the same max
+     * |x| (a max is exact in any order), the same {@code x · (127 / amax)} products, {@code rint}
+     * by the 1.5·2^23 addition with the sign kept (exact below 2^22; ±Inf and NaN pass through as
+     * {@link Math#rint}'s do), times the same f16 scale. The prefill rounds every matrix input this way.
+     */
+    static void roundQ8_0(float[] src, int srcOff, float[] dst, int dstOff, int n) {
+        if (n % 32 != 0) {
+            throw new IllegalArgumentException("Q8_0 rounds whole blocks of 32, got " + n + " values");
+        }
+        for (int b = 0; b < n; b += 32) {
+            int s = srcOff + b;
+            int t = dstOff + b;
+            FloatVector v0 = FloatVector.fromArray(F256, src, s);
+            FloatVector v1 = FloatVector.fromArray(F256, src, s + 8);
+            FloatVector v2 = FloatVector.fromArray(F256, src, s + 16);
+            FloatVector v3 = FloatVector.fromArray(F256, src, s + 24);
+            float amax = v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
+            float id = amax != 0f ? 127f / amax : 0f;
+            float d = HalfFloats.roundToF16(amax / 127f);
+            signedRint(v0.mul(id)).mul(d).intoArray(dst, t);
+            signedRint(v1.mul(id)).mul(d).intoArray(dst, t + 8);
+            signedRint(v2.mul(id)).mul(d).intoArray(dst, t + 16);
+            signedRint(v3.mul(id)).mul(d).intoArray(dst, t + 24);
+        }
+    }
+
+    /**
+     * {@link Math#rint} of each lane, the sign included: the 1.5·2^23 addition on |x| (half to even
+     * is symmetric), then x's sign bit, so that rint(-0.4) is -0.0 as the scalar rule gives.
+     */
+    private static FloatVector signedRint(FloatVector x) {
+        IntVector magnitude = x.abs().add(RINT).sub(RINT).reinterpretAsInts();
+        IntVector sign = x.reinterpretAsInts().and(Integer.MIN_VALUE);
+        return magnitude.or(sign).reinterpretAsFloats();
+    }
+
     private static IntVector rounded(FloatVector v, float id) {
         return (IntVector) v.mul(id).add(RINT).sub(RINT).convert(VectorOperators.F2I, 0);
     }

@@ -122,6 +122,38 @@ class IntegerDotTest {
         assertThat(vector.q[64 + 3]).isEqualTo((short) -6); // rint(-6.5)
     }
 
+    /**
+     * The prefill's vector rounding against {@link VecDotType#round}, value for value (NaN as any
+     * NaN), on the blocks above: ordinary, all-zero, ties, signed zeros, subnormal, huge, NaN, -Inf.
+     */
+    @Test
+    void theVectorRoundingIsTheScalarRounding() {
+        int n = 32 * 12;
+        float[] x = new float[n + 3];
+        System.arraycopy(Blocks.gaussian(n, 11, 2f), 0, x, 3, n);
+        Arrays.fill(x, 3 + 32, 3 + 64, 0f);
+        for (int j = 0; j < 32; j++) {
+            x[3 + 64 + j] = j == 0 ? 127f : (j - 16) * 0.5f;
+            x[3 + 96 + j] = j % 2 == 0 ? -0f : 0f;
+            x[3 + 128 + j] = j * 1e-40f;
+            x[3 + 160 + j] = (j - 15) * 1e37f;
+        }
+        x[3 + 192 + 5] = Float.NaN;
+        x[3 + 224 + 9] = Float.NEGATIVE_INFINITY;
+        float[] vector = new float[n + 5];
+        float[] scalar = new float[n + 5];
+        QuantizedActivations.roundQ8_0(x, 3, vector, 5, n);
+        VecDotType.Q8_0.round(x, 3, scalar, 5, n);
+        for (int i = 0; i < n + 5; i++) {
+            assertThat(Float.floatToIntBits(vector[i]))
+                    .as("value %d: %s against %s", i, vector[i], scalar[i])
+                    .isEqualTo(Float.floatToIntBits(scalar[i]));
+        }
+        assertThat(vector[5 + 64 + 1]).isEqualTo(-8f); // rint(-7.5): half to even, scale 1
+        assertThatThrownBy(() -> QuantizedActivations.roundQ8_0(x, 0, vector, 0, 33))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void quantizingAPartialBlockOrAFloatTypeIsRefused() {
         assertThatThrownBy(() -> new QuantizedActivations().quantize(VecDotType.Q8_0, new float[40], 0, 40))
