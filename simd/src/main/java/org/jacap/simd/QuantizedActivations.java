@@ -84,7 +84,7 @@ public final class QuantizedActivations {
         FloatVector v1 = FloatVector.fromArray(F256, x, s + 8);
         FloatVector v2 = FloatVector.fromArray(F256, x, s + 16);
         FloatVector v3 = FloatVector.fromArray(F256, x, s + 24);
-        float amax = v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
+        float amax = absMax(v0, v1, v2, v3);
         float id = amax != 0f ? 127f / amax : 0f;
         // amax below 127 / Float.MAX_VALUE: the products overflow, so the scalar rules decide
         if (id == Float.POSITIVE_INFINITY) {
@@ -119,18 +119,18 @@ public final class QuantizedActivations {
         }
         for (int b = 0; b < n; b += 32) {
             int s = srcOff + b;
-            int t = dstOff + b;
-            FloatVector v0 = FloatVector.fromArray(F256, src, s);
-            FloatVector v1 = FloatVector.fromArray(F256, src, s + 8);
-            FloatVector v2 = FloatVector.fromArray(F256, src, s + 16);
-            FloatVector v3 = FloatVector.fromArray(F256, src, s + 24);
-            float amax = v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
+            float amax = absMax(
+                    FloatVector.fromArray(F256, src, s),
+                    FloatVector.fromArray(F256, src, s + 8),
+                    FloatVector.fromArray(F256, src, s + 16),
+                    FloatVector.fromArray(F256, src, s + 24));
             float id = amax != 0f ? 127f / amax : 0f;
             float d = HalfFloats.roundToF16(amax / 127f);
-            signedRint(v0.mul(id)).mul(d).intoArray(dst, t);
-            signedRint(v1.mul(id)).mul(d).intoArray(dst, t + 8);
-            signedRint(v2.mul(id)).mul(d).intoArray(dst, t + 16);
-            signedRint(v3.mul(id)).mul(d).intoArray(dst, t + 24);
+            for (int q = 0; q < 32; q += 8) { // the block again, from L1
+                signedRint(FloatVector.fromArray(F256, src, s + q).mul(id))
+                        .mul(d)
+                        .intoArray(dst, dstOff + b + q);
+            }
         }
     }
 
@@ -142,6 +142,11 @@ public final class QuantizedActivations {
         IntVector magnitude = x.abs().add(RINT).sub(RINT).reinterpretAsInts();
         IntVector sign = x.reinterpretAsInts().and(Integer.MIN_VALUE);
         return magnitude.or(sign).reinterpretAsFloats();
+    }
+
+    /** max |x| over a block's four vectors (exact in any order). */
+    private static float absMax(FloatVector v0, FloatVector v1, FloatVector v2, FloatVector v3) {
+        return v0.abs().max(v1.abs()).max(v2.abs().max(v3.abs())).reduceLanes(VectorOperators.MAX);
     }
 
     private static IntVector rounded(FloatVector v, float id) {
