@@ -4,8 +4,6 @@ import static org.jacap.simd.Layouts.B128;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F256;
-import static org.jacap.simd.Layouts.F512;
-import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.LE;
 import static org.jacap.simd.Layouts.LONG;
@@ -148,114 +146,134 @@ final class Q6KKernel implements IntegerDotKernel {
         return s;
     }
 
+    /**
+     * Each super-block's sum comes from a small method per form ({@link #blockWide},
+     * {@link #blockNarrow}) as the exact integer {@code Σ_j scale_j·Σ q·x}, then times its scales
+     * in float, in block order: the scalar twin's arithmetic, so both forms give its bits. With
+     * the block loop, a vector accumulator and its conversion and FMA in one method, C2 ran out
+     * of its inlining budget (NodeCountInliningCutoff) before the last vector calls.
+     */
     @Override
     public float dotQ8Wide(MemorySegment src, long offset, QuantizedActivations x, int count) {
-        final short[] xq = x.q;
-        final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F512);
+        float sum = 0f;
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            IntVector scales = (IntVector)
-                    ByteVector.fromMemorySegment(B128, src, o + 192, LE).convertShape(VectorOperators.B2I, I512, 0);
-            IntVector isum = IntVector.zero(I512);
-            for (int h = 0; h < 2; h++) {
-                long ql = o + 64 * h;
-                int xo = 256 * b + 128 * h;
-                ShortVector a = (ShortVector) ByteVector.fromMemorySegment(B256, src, ql, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
-                ShortVector c = (ShortVector) ByteVector.fromMemorySegment(B256, src, ql + 32, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
-                ShortVector hb = (ShortVector) ByteVector.fromMemorySegment(B256, src, o + 128 + 32 * h, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
-                ShortVector p0 = a.and((short) 0x0F)
-                        .or(hb.and((short) 0x03).lanewise(VectorOperators.LSHL, 4))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S512, xq, xo));
-                ShortVector p1 = c.and((short) 0x0F)
-                        .or(hb.and((short) 0x0C).lanewise(VectorOperators.LSHL, 2))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S512, xq, xo + 32));
-                ShortVector p2 = a.lanewise(VectorOperators.LSHR, 4)
-                        .or(hb.and((short) 0x30))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S512, xq, xo + 64));
-                ShortVector p3 = c.lanewise(VectorOperators.LSHR, 4)
-                        .or(hb.and((short) 0xC0).lanewise(VectorOperators.LSHR, 2))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S512, xq, xo + 96));
-                // pair sums in three ops (|q-32|·|x| <= 4064, two of them < 2^15): see Bytes
-                IntVector i0 = p0.reinterpretAsInts();
-                IntVector i1 = p1.reinterpretAsInts();
-                IntVector i2 = p2.reinterpretAsInts();
-                IntVector i3 = p3.reinterpretAsInts();
-                i0 = i0.add(i0.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i1 = i1.add(i1.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i2 = i2.add(i2.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i3 = i3.add(i3.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                isum = isum.add(i0.mul(scales.rearrange(SCALE_PAIRS[4 * h])))
-                        .add(i1.mul(scales.rearrange(SCALE_PAIRS[4 * h + 1])))
-                        .add(i2.mul(scales.rearrange(SCALE_PAIRS[4 * h + 2])))
-                        .add(i3.mul(scales.rearrange(SCALE_PAIRS[4 * h + 3])));
-            }
-            float d = HalfFloats.f16ToFloat(src.get(SHORT, o + 208)) * xd[b];
-            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F512, d), acc);
+            sum += blockWide(src, o, x.q, 256 * b) * (HalfFloats.f16ToFloat(src.get(SHORT, o + 208)) * x.d[b]);
         }
-        return LaneSums.sum512(acc);
+        return sum;
+    }
+
+    /**
+     * {@code Σ_j scale_j·Σ (q−32)·xq} of the super-block at {@code o} against {@code xq[xo, +256)},
+     * in 512-bit vectors. Each half's products are reduced to an int at once: no vector is carried
+     * from one iteration to the next. A vector carried by a loop (a phi) has no exact class when C2
+     * parses the loop, so calls on it are devirtualized from type profiles, and the Vector API's
+     * shorthands ({@code add}, {@code mul}) share one profile with every caller: after a prefill
+     * had sent 256-bit int vectors through them, C2 left {@code isum.add(...)} a virtual call, run as
+     * a boxed Java loop, in about half of the processes (Gemma's decode 18 t/s instead of 22).
+     */
+    private static int blockWide(MemorySegment src, long o, short[] xq, int xo) {
+        IntVector scales = (IntVector)
+                ByteVector.fromMemorySegment(B128, src, o + 192, LE).convertShape(VectorOperators.B2I, I512, 0);
+        int sum = 0;
+        for (int h = 0; h < 2; h++, xo += 128) {
+            long ql = o + 64 * h;
+            ShortVector a = (ShortVector) ByteVector.fromMemorySegment(B256, src, ql, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+            ShortVector c = (ShortVector) ByteVector.fromMemorySegment(B256, src, ql + 32, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+            ShortVector hb = (ShortVector) ByteVector.fromMemorySegment(B256, src, o + 128 + 32 * h, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+            ShortVector p0 = a.and((short) 0x0F)
+                    .or(hb.and((short) 0x03).lanewise(VectorOperators.LSHL, 4))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S512, xq, xo));
+            ShortVector p1 = c.and((short) 0x0F)
+                    .or(hb.and((short) 0x0C).lanewise(VectorOperators.LSHL, 2))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S512, xq, xo + 32));
+            ShortVector p2 = a.lanewise(VectorOperators.LSHR, 4)
+                    .or(hb.and((short) 0x30))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S512, xq, xo + 64));
+            ShortVector p3 = c.lanewise(VectorOperators.LSHR, 4)
+                    .or(hb.and((short) 0xC0).lanewise(VectorOperators.LSHR, 2))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S512, xq, xo + 96));
+            // pair sums in three ops (|q-32|·|x| <= 4064, two of them < 2^15): see Bytes
+            IntVector i0 = p0.reinterpretAsInts();
+            IntVector i1 = p1.reinterpretAsInts();
+            IntVector i2 = p2.reinterpretAsInts();
+            IntVector i3 = p3.reinterpretAsInts();
+            i0 = i0.add(i0.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i1 = i1.add(i1.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i2 = i2.add(i2.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i3 = i3.add(i3.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            sum += i0.mul(scales.rearrange(SCALE_PAIRS[4 * h]))
+                    .add(i1.mul(scales.rearrange(SCALE_PAIRS[4 * h + 1])))
+                    .add(i2.mul(scales.rearrange(SCALE_PAIRS[4 * h + 2])))
+                    .add(i3.mul(scales.rearrange(SCALE_PAIRS[4 * h + 3])))
+                    .reduceLanes(VectorOperators.ADD);
+        }
+        return sum;
     }
 
     @Override
     public float dotQ8Narrow(MemorySegment src, long offset, QuantizedActivations x, int count) {
-        final short[] xq = x.q;
-        final float[] xd = x.d;
-        FloatVector acc = FloatVector.zero(F256);
+        float sum = 0f;
         for (int b = 0, blocks = count / 256; b < blocks; b++) {
             long o = offset + (long) b * BYTES;
-            IntVector isum = IntVector.zero(I256);
-            for (int g = 0; g < 4; g++) { // quarter g: half g / 2, bytes 16 * (g % 2) of it
-                int h = g >>> 1;
-                int p = g & 1;
-                long ql = o + 64 * h + 16 * p;
-                int xo = 256 * b + 128 * h + 16 * p;
-                long sc = src.get(LONG, o + 192 + 8 * h) >>> (8 * p); // scale 2k + p of the half at byte 2k
-                ShortVector a = (ShortVector) ByteVector.fromMemorySegment(B128, src, ql, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-                ShortVector c = (ShortVector) ByteVector.fromMemorySegment(B128, src, ql + 32, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-                ShortVector hb = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 128 + 32 * h + 16 * p, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-                ShortVector p0 = a.and((short) 0x0F)
-                        .or(hb.and((short) 0x03).lanewise(VectorOperators.LSHL, 4))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S256, xq, xo));
-                ShortVector p1 = c.and((short) 0x0F)
-                        .or(hb.and((short) 0x0C).lanewise(VectorOperators.LSHL, 2))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S256, xq, xo + 32));
-                ShortVector p2 = a.lanewise(VectorOperators.LSHR, 4)
-                        .or(hb.and((short) 0x30))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S256, xq, xo + 64));
-                ShortVector p3 = c.lanewise(VectorOperators.LSHR, 4)
-                        .or(hb.and((short) 0xC0).lanewise(VectorOperators.LSHR, 2))
-                        .sub((short) 32)
-                        .mul(ShortVector.fromArray(S256, xq, xo + 96));
-                IntVector i0 = p0.reinterpretAsInts();
-                IntVector i1 = p1.reinterpretAsInts();
-                IntVector i2 = p2.reinterpretAsInts();
-                IntVector i3 = p3.reinterpretAsInts();
-                i0 = i0.add(i0.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i1 = i1.add(i1.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i2 = i2.add(i2.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                i3 = i3.add(i3.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                isum = isum.add(i0.mul((byte) sc))
-                        .add(i1.mul((byte) (sc >>> 16)))
-                        .add(i2.mul((byte) (sc >>> 32)))
-                        .add(i3.mul((byte) (sc >>> 48)));
-            }
-            float d = HalfFloats.f16ToFloat(src.get(SHORT, o + 208)) * xd[b];
-            acc = ((FloatVector) isum.convert(VectorOperators.I2F, 0)).fma(FloatVector.broadcast(F256, d), acc);
+            sum += blockNarrow(src, o, x.q, 256 * b) * (HalfFloats.f16ToFloat(src.get(SHORT, o + 208)) * x.d[b]);
         }
-        return LaneSums.sum256(acc);
+        return sum;
+    }
+
+    /** {@link #blockWide} in 256-bit vectors (AVX2). */
+    private static int blockNarrow(MemorySegment src, long o, short[] xq, int xb) {
+        int sum = 0; // no vector carried across iterations, as in blockWide
+        for (int g = 0; g < 4; g++) { // quarter g: half g / 2, bytes 16 * (g % 2) of it
+            int h = g >>> 1;
+            int p = g & 1;
+            long ql = o + 64 * h + 16 * p;
+            int xo = xb + 128 * h + 16 * p;
+            long sc = src.get(LONG, o + 192 + 8 * h) >>> (8 * p); // scale 2k + p of the half at byte 2k
+            ShortVector a = (ShortVector) ByteVector.fromMemorySegment(B128, src, ql, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector c = (ShortVector) ByteVector.fromMemorySegment(B128, src, ql + 32, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector hb = (ShortVector) ByteVector.fromMemorySegment(B128, src, o + 128 + 32 * h + 16 * p, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector p0 = a.and((short) 0x0F)
+                    .or(hb.and((short) 0x03).lanewise(VectorOperators.LSHL, 4))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S256, xq, xo));
+            ShortVector p1 = c.and((short) 0x0F)
+                    .or(hb.and((short) 0x0C).lanewise(VectorOperators.LSHL, 2))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S256, xq, xo + 32));
+            ShortVector p2 = a.lanewise(VectorOperators.LSHR, 4)
+                    .or(hb.and((short) 0x30))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S256, xq, xo + 64));
+            ShortVector p3 = c.lanewise(VectorOperators.LSHR, 4)
+                    .or(hb.and((short) 0xC0).lanewise(VectorOperators.LSHR, 2))
+                    .sub((short) 32)
+                    .mul(ShortVector.fromArray(S256, xq, xo + 96));
+            IntVector i0 = p0.reinterpretAsInts();
+            IntVector i1 = p1.reinterpretAsInts();
+            IntVector i2 = p2.reinterpretAsInts();
+            IntVector i3 = p3.reinterpretAsInts();
+            i0 = i0.add(i0.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i1 = i1.add(i1.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i2 = i2.add(i2.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            i3 = i3.add(i3.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
+            sum += i0.mul((byte) sc)
+                    .add(i1.mul((byte) (sc >>> 16)))
+                    .add(i2.mul((byte) (sc >>> 32)))
+                    .add(i3.mul((byte) (sc >>> 48)))
+                    .reduceLanes(VectorOperators.ADD);
+        }
+        return sum;
     }
 
     /** Scalar twin of the integer kernels: exact sums per sub-block of 16 and per super-block. */

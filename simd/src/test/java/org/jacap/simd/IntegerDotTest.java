@@ -325,6 +325,32 @@ class IntegerDotTest {
         }
     }
 
+    /**
+     * Q6_K sums each super-block exactly in integers and adds the blocks in order, as its scalar
+     * twin does: both widths give the twin's bits, so a Q6_K row's value does not depend on the
+     * CPU's vector width or on how C2 compiled the kernel.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 8, 9})
+    void q6KWidthsAreTheScalarTwinBitForBit(int blocks) {
+        IntegerDotKernel k = (IntegerDotKernel) Kernels.of(GgmlType.Q6_K);
+        int n = 256 * blocks;
+        Random rnd = new Random(blocks);
+        for (int pad = 0; pad < 2; pad++) {
+            MemorySegment seg =
+                    Blocks.random(GgmlType.Q6_K, n, 31L * blocks + pad, pad, () -> Blocks.randomScale(rnd), null);
+            QuantizedActivations q = new QuantizedActivations();
+            q.quantize(VecDotType.Q8_K, Blocks.gaussian(n, blocks + 5, 2f), 0, n);
+            int want = Float.floatToRawIntBits(k.dotQ8Scalar(seg, 0, q, n));
+            assertThat(Float.floatToRawIntBits(k.dotQ8Wide(seg, 0, q, n)))
+                    .as("512-bit, %d blocks", blocks)
+                    .isEqualTo(want);
+            assertThat(Float.floatToRawIntBits(k.dotQ8Narrow(seg, 0, q, n)))
+                    .as("256-bit, %d blocks", blocks)
+                    .isEqualTo(want);
+        }
+    }
+
     @Test
     void theKernelForThisCpuIsOneOfTheTwoWidths() {
         IntegerDotKernel k = (IntegerDotKernel) Kernels.of(GgmlType.Q4_K);
