@@ -64,7 +64,7 @@ final class AttentionExp {
         r = n.neg().fma(DoubleVector.broadcast(D_PREFERRED, LN2_LO), r);
         DoubleVector p = DoubleVector.broadcast(D_PREFERRED, TAYLOR[11]);
         for (int k = 10; k >= 0; k--) {
-            p = p.fma(r, DoubleVector.broadcast(D_PREFERRED, TAYLOR[k]));
+            p = r.fma(p, DoubleVector.broadcast(D_PREFERRED, TAYLOR[k])); // p as an argument: see Q6KKernel.blockWide
         }
         DoubleVector scale = t.reinterpretAsLongs()
                 .add(1023)

@@ -143,7 +143,9 @@ final class Q4KKernel implements IntegerDotKernel {
                 IntVector ib = pb.reinterpretAsInts();
                 ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
                 ib = ib.add(ib.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                isum = isum.add(ia.mul(KScales.at(sc, 2 * c))).add(ib.mul(KScales.at(sc, 2 * c + 1)));
+                isum = ia.mul(KScales.at(sc, 2 * c))
+                        .add(ib.mul(KScales.at(sc, 2 * c + 1)))
+                        .add(isum);
                 msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
             }
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];
@@ -187,7 +189,9 @@ final class Q4KKernel implements IntegerDotKernel {
                 ia = ia.add(ia.lanewise(VectorOperators.LSHL, 16))
                         .lanewise(VectorOperators.ASHR, 16); // three ops: see Bytes
                 ib = ib.add(ib.lanewise(VectorOperators.LSHL, 16)).lanewise(VectorOperators.ASHR, 16);
-                isum = isum.add(ia.mul(KScales.at(sc, 2 * c))).add(ib.mul(KScales.at(sc, 2 * c + 1)));
+                isum = ia.mul(KScales.at(sc, 2 * c))
+                        .add(ib.mul(KScales.at(sc, 2 * c + 1)))
+                        .add(isum);
                 msum += KScales.at(mn, 2 * c) * xs[8 * b + 2 * c] + KScales.at(mn, 2 * c + 1) * xs[8 * b + 2 * c + 1];
             }
             float d = HalfFloats.f16ToFloat(src.get(SHORT, o)) * xd[b];

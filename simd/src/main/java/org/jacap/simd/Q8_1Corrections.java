@@ -24,7 +24,7 @@ final class Q8_1Corrections {
         for (int upper = F.loopBound(batch); t < upper; t += F.length()) {
             FloatVector acc = FloatVector.zero(F);
             for (int b = 0; b < blocks; b++) {
-                acc = acc.add(FloatVector.fromArray(F, c, b * batch + t).mul(minima[b]));
+                acc = FloatVector.fromArray(F, c, b * batch + t).mul(minima[b]).add(acc);
             }
             acc.intoArray(sums, t);
         }

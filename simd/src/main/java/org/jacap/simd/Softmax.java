@@ -45,7 +45,7 @@ public final class Softmax {
                 FloatVector e = VectorMath.exp(
                         FloatVector.fromArray(F_PREFERRED, x, off + i).sub(vmax));
                 e.intoArray(x, off + i);
-                acc = acc.add(e);
+                acc = e.add(acc); // the loop-carried vector as the argument: see Q6KKernel.blockWide
             }
             sum += LaneSums.sum(acc);
         }
@@ -76,8 +76,9 @@ public final class Softmax {
             int end = Math.min(bound, i + BLOCK * l);
             FloatVector acc = FloatVector.zero(F_PREFERRED);
             for (; i < end; i += l) {
-                acc = acc.add(VectorMath.exp(
-                        FloatVector.fromArray(F_PREFERRED, x, off + i).sub(vmax)));
+                acc = VectorMath.exp(
+                                FloatVector.fromArray(F_PREFERRED, x, off + i).sub(vmax))
+                        .add(acc);
             }
             sum += LaneSums.sum(acc);
         }

@@ -13,5 +13,13 @@
  * stateless static methods or immutable objects, safe to call from many threads on disjoint
  * outputs; hot loops allocate nothing. {@link org.jacap.simd.VectorSupport} reports the vector
  * width and warns when it is below 256 bits or the module is missing.
+ *
+ * <p>A vector carried from one loop iteration to the next (an accumulator) is only ever an
+ * argument, never the receiver: {@code acc = v.add(acc)}, {@code x.fma(y, acc)}, not
+ * {@code acc.add(v)}. C2 does not know the exact class of such a loop value, so a call on it is
+ * devirtualized from type profiles, and the Vector API's shorthands ({@code add}, {@code mul}) share
+ * one profile with every caller in the process. Once other code had run vectors of another width
+ * through them (a prefill), C2 could leave the call virtual and run it as a boxed Java loop:
+ * Q6_K's decode kernel did so in about half of the processes (2026-12-05, {@code Q6KKernel.blockWide}).
  */
 package org.jacap.simd;
