@@ -18,7 +18,7 @@ final class KvOptions {
             paramLabel = "NAME[:k=v,...]",
             description = {
                 "KV-cache eviction policy (default: none): none, random, streaming, knorm, keydiff, snapkv,"
-                        + " tova, h2o, expected, capkv, jacap, jacap-paper, jacap-literal, greedy; parameters as"
+                        + " tova, h2o, expected, capkv, jacap, jacap-paper, jacap-literal, jacap-observed, greedy; parameters as"
                         + " in jacap-paper:tau=20 or snapkv:window=32. Needs --kv-ratio or --kv-budget."
             })
     String policy;

@@ -45,6 +45,7 @@ public final class EvictionPolicies {
     /** The fused {@code jacap}'s capacity rankings ({@code capacity=}); {@code none}: relevance alone. */
     private static final List<Entry> CAPACITY_REGISTRY = List.of(
             new Entry("jacap-paper", s -> JacapScorer.defaults()),
+            new Entry("jacap-observed", s -> JacapScorer.observed()),
             new Entry("capkv", s -> CapKvScorer.defaults()),
             new Entry("keydiff", s -> KeyDiffScorer.defaults()),
             new Entry("none", s -> null));
@@ -82,6 +83,7 @@ public final class EvictionPolicies {
             new Entry("jacap", EvictionPolicies::fusedJacap),
             new Entry("jacap-paper", s -> jacap(s, JacapScorer.defaults()), "jacap_paper"),
             new Entry("jacap-literal", s -> jacap(s, JacapScorer.literal()), "jacap_literal"),
+            new Entry("jacap-observed", s -> jacap(s, JacapScorer.observed()), "jacap_observed"),
             new Entry(
                     "greedy",
                     s -> new GreedyLogDetScorer(pick(GREEDY_WEIGHTS, "jacap-paper", s, "weights"), (int)
@@ -227,7 +229,9 @@ public final class EvictionPolicies {
                 s.bool(d.divideByD(), "divide_by_d"),
                 s.choice("diagonal", List.of("diagonal", "full"), "covariance").equals("full"),
                 s.real(d.sinkBonus(), "sink_bonus"),
-                ablation(s));
+                ablation(s),
+                s.choice(d.observedAlpha() ? "observed" : "predicted", List.of("predicted", "observed"), "alpha")
+                        .equals("observed"));
     }
 
     private static KvScorer fusedJacap(Spec s) {

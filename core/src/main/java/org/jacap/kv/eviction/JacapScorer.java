@@ -12,6 +12,9 @@ import org.jacap.kv.eviction.math.DoubleLanes;
  * {@code normalize}, scaled to max 1 as CapKV's are; {@code normalize=false} is the literal form.
  *
  * @param fullCovariance ablation: Λ = R̄ΣR̄ᵀ with the full query covariance instead of its diagonal
+ * @param observedAlpha  ablation ({@code alpha=observed}): ᾱ is the attention each entry has received
+ *                       (H2O's mean over the queries that saw it), normalised over the scored entries,
+ *                       instead of the softmax of the mean query's logits
  */
 public record JacapScorer(
         int nSink,
@@ -21,7 +24,8 @@ public record JacapScorer(
         boolean divideByD,
         boolean fullCovariance,
         double sinkBonus,
-        CapacityAblation ablation)
+        CapacityAblation ablation,
+        boolean observedAlpha)
         implements KvScorer {
     public JacapScorer {
         if (nSink < 0 || !(tau > 0)) {
@@ -34,7 +38,12 @@ public record JacapScorer(
 
     /** The reconstruction with the given parameters: diagonal Λ, no other ablation. */
     public JacapScorer(int nSink, double tau, double epsilon, boolean normalize, boolean divideByD, double sinkBonus) {
-        this(nSink, tau, epsilon, normalize, divideByD, false, sinkBonus, CapacityAblation.DEFAULT);
+        this(nSink, tau, epsilon, normalize, divideByD, false, sinkBonus, CapacityAblation.DEFAULT, false);
+    }
+
+    /** The reconstruction's weights with ᾱ taken from the attention the entries received ({@code alpha=observed}). */
+    public static JacapScorer observed() {
+        return new JacapScorer(4, 10.0, 1e-6, true, true, false, 1.0, CapacityAblation.DEFAULT, true);
     }
 
     /** Reconstruction defaults: 4 sinks, τ = 10, ε = 1e-6, max-normalised, with 1/d. */
@@ -49,24 +58,26 @@ public record JacapScorer(
 
     @Override
     public String name() {
-        return normalize ? "jacap-paper" : "jacap-literal";
+        return observedAlpha ? "jacap-observed" : normalize ? "jacap-paper" : "jacap-literal";
     }
 
     @Override
     public String spec() {
         return name() + ":n_sink=" + nSink + ",tau=" + tau + ",epsilon=" + epsilon + ",normalize=" + normalize
                 + ",divide_by_d=" + divideByD + ",sink_bonus=" + sinkBonus
-                + (fullCovariance ? ",covariance=full" : "") + ablation.specSuffix();
+                + (fullCovariance ? ",covariance=full" : "") + (observedAlpha ? ",alpha=observed" : "")
+                + ablation.specSuffix();
     }
 
     @Override
     public StatisticsSpec statistics() {
-        return new StatisticsSpec(
-                EnumSet.of(
-                        QueryStatistic.PRE_ROPE_MEAN,
-                        fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE),
-                nSink,
-                0);
+        EnumSet<QueryStatistic> needs = EnumSet.of(
+                QueryStatistic.PRE_ROPE_MEAN,
+                fullCovariance ? QueryStatistic.PRE_ROPE_COVARIANCE : QueryStatistic.PRE_ROPE_VARIANCE);
+        if (observedAlpha) {
+            needs.add(QueryStatistic.ATTENTION_RECEIVED);
+        }
+        return new StatisticsSpec(needs, nSink, 0);
     }
 
     @Override
@@ -96,19 +107,10 @@ public record JacapScorer(
                     rotation.applyToDiagonal(variance, lambda);
                     logitVariances(cols, lambda, from, m, kappa, scratch);
                 }
-                cols.keyDots(mu, from, m, logAlpha, 0);
-                double maxZ = Double.NEGATIVE_INFINITY;
-                for (int i = 0; i < m; i++) {
-                    logAlpha[i] /= logitScale;
-                    maxZ = Math.max(maxZ, logAlpha[i]);
-                }
-                double sum = 0;
-                for (int i = 0; i < m; i++) {
-                    sum += Math.exp(logAlpha[i] - maxZ);
-                }
-                double logSumExp = maxZ + Math.log(sum);
-                for (int i = 0; i < m; i++) {
-                    logAlpha[i] -= logSumExp;
+                if (observedAlpha) {
+                    observedLogAlpha(stats, h, from, m, logAlpha);
+                } else {
+                    predictedLogAlpha(cols, mu, logitScale, from, m, logAlpha);
                 }
                 double maxLogW = Double.NEGATIVE_INFINITY;
                 for (int i = 0; i < m; i++) {
@@ -129,6 +131,42 @@ public record JacapScorer(
                 }
             };
         });
+    }
+
+    /** {@code log ᾱ = log softmax(K μ/(τ√d))} over the scored entries. */
+    private static void predictedLogAlpha(
+            HeadColumns cols, double[] mu, double logitScale, int from, int m, double[] logAlpha) {
+        cols.keyDots(mu, from, m, logAlpha, 0);
+        double maxZ = Double.NEGATIVE_INFINITY;
+        for (int i = 0; i < m; i++) {
+            logAlpha[i] /= logitScale;
+            maxZ = Math.max(maxZ, logAlpha[i]);
+        }
+        double sum = 0;
+        for (int i = 0; i < m; i++) {
+            sum += Math.exp(logAlpha[i] - maxZ);
+        }
+        double logSumExp = maxZ + Math.log(sum);
+        for (int i = 0; i < m; i++) {
+            logAlpha[i] -= logSumExp;
+        }
+    }
+
+    /**
+     * {@code log ᾱ_i} from the attention entry {@code from+i} received from query head {@code h},
+     * per query that saw it, normalised to sum 1 over the scored entries; an entry no query
+     * attended gets {@code -∞} (weight 0).
+     */
+    static void observedLogAlpha(QueryStatistics stats, int h, int from, int m, double[] logAlpha) {
+        double total = 0;
+        for (int i = 0; i < m; i++) {
+            int seen = stats.attentionSeenBy(h, from + i);
+            logAlpha[i] = seen == 0 ? 0.0 : stats.attentionReceived(h, from + i) / seen;
+            total += logAlpha[i];
+        }
+        for (int i = 0; i < m; i++) {
+            logAlpha[i] = total > 0 ? Math.log(logAlpha[i] / total) : Double.NEGATIVE_INFINITY;
+        }
     }
 
     /** {@code κ_i = Σ_a Λ_a k_{i,a}²}: the variance of entry i's logit under the query prior. */

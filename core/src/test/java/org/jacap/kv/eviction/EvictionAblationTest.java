@@ -70,6 +70,49 @@ class EvictionAblationTest {
     }
 
     @Test
+    void observedAlphaIsTheReceivedAttentionNormalisedOverTheScoredEntries() {
+        LayerSnapshot s = new SyntheticLayer(23, 4, 2, 40, 8).snapshot(SyntheticLayer.everything(4, 8));
+        QueryStatistics q = s.queries();
+        double[][] observedScores = new double[2][];
+        Map<String, double[][]> t = trace(EvictionPolicies.scorer("jacap-observed"), s, 4, observedScores);
+        int from = 4; // the sinks are not scored
+        for (int h = 0; h < 4; h++) {
+            double[] logAlpha = t.get("log_alpha")[h];
+            double[] kappa = t.get("kappa")[h];
+            double[] w = t.get("w")[h];
+            assertEquals(40 - from, logAlpha.length);
+            double total = 0;
+            for (int i = from; i < 40; i++) {
+                total += q.attentionReceived(h, i) / q.attentionSeenBy(h, i);
+            }
+            double maxLogW = Double.NEGATIVE_INFINITY;
+            double[] logW = new double[logAlpha.length];
+            for (int i = 0; i < logAlpha.length; i++) {
+                double alpha = q.attentionReceived(h, from + i) / q.attentionSeenBy(h, from + i) / total;
+                assertEquals(Math.log(alpha), logAlpha[i], 1e-12, "head " + h + " entry " + i);
+                logW[i] = 2 * Math.log(alpha) + 2 * Math.log1p(-alpha) + Math.log(kappa[i]) - Math.log(8);
+                maxLogW = Math.max(maxLogW, logW[i]);
+            }
+            for (int i = 0; i < logAlpha.length; i++) {
+                assertEquals(Math.exp(logW[i] - maxLogW), w[i], 1e-12, "head " + h + " weight " + i);
+            }
+        }
+        // the same κ and leverage frame as the paper's form, with another ᾱ: other scores
+        double[][] paperScores = new double[2][];
+        Map<String, double[][]> p = trace(EvictionPolicies.scorer("jacap-paper"), s, 4, paperScores);
+        assertTrue(Arrays.equals(p.get("kappa")[0], t.get("kappa")[0]));
+        assertFalse(Arrays.equals(p.get("log_alpha")[0], t.get("log_alpha")[0]));
+        assertFalse(Arrays.deepEquals(paperScores, observedScores));
+        assertEquals(EvictionPolicies.scorer("jacap-observed"), EvictionPolicies.scorer("jacap-paper:alpha=observed"));
+        assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap-paper:alpha=future"));
+        assertEquals(
+                "jacap-observed",
+                ((FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity=jacap-observed"))
+                        .capacity()
+                        .name());
+    }
+
+    @Test
     void groupMaxTakesTheLargestHeadScore() {
         LayerSnapshot s = new SyntheticLayer(21, 4, 2, 40, 8).snapshot(SyntheticLayer.everything(4, 8));
         for (KvScorer scorer : new KvScorer[] {

@@ -33,7 +33,9 @@ class EvictionRegistryTest {
     @Test
     void everyFusedRankingPairParsesAndRoundTrips() {
         assertEquals(java.util.List.of("snapkv", "tova", "h2o", "none"), EvictionPolicies.FUSED_RELEVANCES);
-        assertEquals(java.util.List.of("jacap-paper", "capkv", "keydiff", "none"), EvictionPolicies.FUSED_CAPACITIES);
+        assertEquals(
+                java.util.List.of("jacap-paper", "jacap-observed", "capkv", "keydiff", "none"),
+                EvictionPolicies.FUSED_CAPACITIES);
         for (String relevance : EvictionPolicies.FUSED_RELEVANCES) {
             for (String capacity : EvictionPolicies.FUSED_CAPACITIES) {
                 if (relevance.equals("none") && capacity.equals("none")) {
@@ -51,7 +53,7 @@ class EvictionRegistryTest {
             }
         }
         JacapException e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap:capacity=tova"));
-        assertTrue(e.getMessage().contains("jacap-paper, capkv, keydiff, none"), e.getMessage());
+        assertTrue(e.getMessage().contains("jacap-paper, jacap-observed, capkv, keydiff, none"), e.getMessage());
         e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("greedy:weights=knorm"));
         assertTrue(e.getMessage().contains("jacap-paper, capkv, jacap"), e.getMessage());
         assertEquals(
