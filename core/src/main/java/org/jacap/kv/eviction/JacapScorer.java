@@ -96,8 +96,6 @@ public record JacapScorer(
             double[] kappa = new double[m];
             double[] scratch = new double[m];
             return (h, w) -> {
-                stats.meanInto(h, mean);
-                rotation.apply(mean, mu);
                 if (fullCovariance) {
                     stats.covarianceInto(h, variance);
                     rotation.applyToCovariance(variance, lambda);
@@ -110,6 +108,8 @@ public record JacapScorer(
                 if (observedAlpha) {
                     observedLogAlpha(stats, h, from, m, logAlpha);
                 } else {
+                    stats.meanInto(h, mean); // μ is only the predicted ᾱ's
+                    rotation.apply(mean, mu);
                     predictedLogAlpha(cols, mu, logitScale, from, m, logAlpha);
                 }
                 double maxLogW = Double.NEGATIVE_INFINITY;
@@ -124,7 +124,9 @@ public record JacapScorer(
                     w[i] = Math.exp(w[i] - shift);
                 }
                 if (trace.enabled()) {
-                    trace.record("mu", h, mu.clone());
+                    if (!observedAlpha) {
+                        trace.record("mu", h, mu.clone());
+                    }
                     trace.record(fullCovariance ? "lambda_full" : "lambda", h, lambda.clone());
                     trace.record("log_alpha", h, logAlpha.clone());
                     trace.record("kappa", h, kappa.clone());
@@ -160,8 +162,7 @@ public record JacapScorer(
     static void observedLogAlpha(QueryStatistics stats, int h, int from, int m, double[] logAlpha) {
         double total = 0;
         for (int i = 0; i < m; i++) {
-            int seen = stats.attentionSeenBy(h, from + i);
-            logAlpha[i] = seen == 0 ? 0.0 : stats.attentionReceived(h, from + i) / seen;
+            logAlpha[i] = stats.meanAttentionReceived(h, from + i);
             total += logAlpha[i];
         }
         for (int i = 0; i < m; i++) {

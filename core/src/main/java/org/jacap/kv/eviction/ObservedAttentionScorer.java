@@ -54,8 +54,7 @@ public record ObservedAttentionScorer(ValueWeight values, GroupReduction group) 
             for (int h = first; h < first + shape.groupSize(); h++) {
                 double[] perHead = new double[n];
                 for (int i = 0; i < n; i++) {
-                    int seen = stats.attentionSeenBy(h, i);
-                    perHead[i] = seen == 0 ? 0.0 : stats.attentionReceived(h, i) / seen;
+                    perHead[i] = stats.meanAttentionReceived(h, i);
                 }
                 ValueWeighting.weigh(values, perHead, rows, norms, ValueWeighting.energies(layer, h, values));
                 if (trace.enabled()) {

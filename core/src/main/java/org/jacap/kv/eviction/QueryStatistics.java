@@ -405,6 +405,12 @@ public final class QueryStatistics {
         return i < entries[queryHead] ? received[queryHead][i] : 0.0;
     }
 
+    /** H2O's mean: the attention entry {@code i} received per query that saw it (0 if none did). */
+    public double meanAttentionReceived(int queryHead, int i) {
+        int seen = attentionSeenBy(queryHead, i);
+        return seen == 0 ? 0.0 : attentionReceived(queryHead, i) / seen;
+    }
+
     /** How many queries' softmax rows covered entry {@code i}. */
     public int attentionSeenBy(int queryHead, int i) {
         require(QueryStatistic.ATTENTION_RECEIVED);
