@@ -33,13 +33,16 @@ public final class EvictionPolicies {
     /**
      * The fused {@code jacap}'s relevance rankings ({@code relevance=}): each built from the spec,
      * {@code window}/{@code kernel} (snapkv) and {@code values}/{@code group} passing through (h2o's
-     * default to the default relevance's, snapkv's to none/mean); {@code none} gives null, the
-     * capacity ranking alone.
+     * default to the default relevance's, snapkv's to none/mean); {@code jacap-observed} is the
+     * capacity score with the received attention as its weight, so the two {@code ᾱ}s split the
+     * budget (observed leads, the paper's keeps its reserve); {@code none} gives null, the capacity
+     * ranking alone.
      */
     private static final List<Entry> RELEVANCE_REGISTRY = List.of(
             new Entry("snapkv", s -> snapKv(s, 32)),
             new Entry("tova", s -> new TovaScorer()),
             new Entry("h2o", s -> observed(s, FusedJacapScorer.DEFAULT_RELEVANCE)),
+            new Entry("jacap-observed", s -> JacapScorer.observed()),
             new Entry("none", s -> null));
 
     /** The fused {@code jacap}'s capacity rankings ({@code capacity=}); {@code none}: relevance alone. */

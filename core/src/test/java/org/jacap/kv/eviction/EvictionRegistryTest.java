@@ -32,7 +32,9 @@ class EvictionRegistryTest {
      */
     @Test
     void everyFusedRankingPairParsesAndRoundTrips() {
-        assertEquals(java.util.List.of("snapkv", "tova", "h2o", "none"), EvictionPolicies.FUSED_RELEVANCES);
+        assertEquals(
+                java.util.List.of("snapkv", "tova", "h2o", "jacap-observed", "none"),
+                EvictionPolicies.FUSED_RELEVANCES);
         assertEquals(
                 java.util.List.of("jacap-paper", "jacap-observed", "capkv", "keydiff", "none"),
                 EvictionPolicies.FUSED_CAPACITIES);

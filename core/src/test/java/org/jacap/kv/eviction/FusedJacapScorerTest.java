@@ -302,6 +302,6 @@ class FusedJacapScorerTest {
                 .hasMessageContaining("reserve must be >= 0");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=keydiff"))
                 .isInstanceOf(JacapException.class)
-                .hasMessageContaining("snapkv, tova, h2o, none");
+                .hasMessageContaining("snapkv, tova, h2o, jacap-observed, none");
     }
 }
