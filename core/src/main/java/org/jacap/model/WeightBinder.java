@@ -6,6 +6,7 @@ import org.jacap.JacapException;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufTensorInfo;
 import org.jacap.simd.Dequantize;
+import org.jacap.simd.Interleaving;
 import org.jacap.simd.UnsupportedTensorTypeException;
 import org.jacap.simd.WeightMatrix;
 import org.jacap.simd.Widening;
@@ -19,6 +20,8 @@ final class WeightBinder {
     private final String architecture;
     /** Bytes of widened copies made so far ({@link Widening#MAX_BYTES} at most). */
     private long widened;
+    /** Bytes of repacked copies made so far ({@link Interleaving#MAX_BYTES} at most). */
+    private long interleaved;
 
     WeightBinder(GgufFile file, String architecture) {
         this.file = file;
@@ -81,11 +84,16 @@ final class WeightBinder {
         try {
             WeightMatrix m = new WeightMatrix(data, t.type(), rows, cols);
             long bytes = Widening.widenedBytes(m);
-            if (bytes == 0 || widened + bytes > Widening.MAX_BYTES) {
-                return m;
+            if (bytes > 0 && widened + bytes <= Widening.MAX_BYTES) {
+                widened += bytes;
+                m = Widening.widen(m);
             }
-            widened += bytes;
-            return Widening.widen(m);
+            long repacked = Interleaving.interleavedBytes(m);
+            if (repacked > 0 && interleaved + repacked <= Interleaving.MAX_BYTES) {
+                interleaved += repacked;
+                m = Interleaving.interleave(m);
+            }
+            return m;
         } catch (UnsupportedTensorTypeException e) {
             throw new JacapException(
                     "tensor '" + t.name() + "' has type " + t.type() + ", which Jacap cannot compute with yet", e);

@@ -49,8 +49,15 @@ class RealModelTest {
     static final double MAX_TAIL_FRACTION = 0.0025;
     /** Mean |Δ log-prob| over all steps and top-5 entries of one model's cases. */
     static final double MEAN_LOGPROB_ERROR = 0.15;
-    /** Greedy ids must agree while llama.cpp's top-1 leads its top-2 by more than this (nats). */
-    static final double MIN_MARGIN = 0.3;
+    /**
+     * Greedy ids must agree while llama.cpp's top-1 leads its top-2 by more than this (nats). Was
+     * 0.3 until 2026-12-05: at Gemma 3's case 6, step 1 (llama.cpp's margin 0.383) three summation
+     * orders of the same Q4_K products, each row within a unit or two of the last place of the
+     * others (the stored 512-bit kernel, its scalar twin, the 32-row repacked kernel), gave Jacap
+     * margins of 0.12, 0.29 and −0.004: the Q8/F16 rounding flips described above move a margin by
+     * about 0.3 nats there, so a margin below 0.5 is not one the order can be held to.
+     */
+    static final double MIN_MARGIN = 0.5;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -123,6 +123,7 @@ public final class MatMul {
     private final DotScratch[] dotScratch;
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
     private final ThreadPool.RangeTask q8RowsTask = this::matVecRowsQ8;
+    private final ThreadPool.RangeTask interleavedTask = this::matVecInterleaved;
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
@@ -154,6 +155,9 @@ public final class MatMul {
 
     private MethodHandle dequantize;
     private MemorySegment data;
+    /** The decode product's repacked weights ({@link Interleaving}); null when it reads {@link #data}. */
+    private MemorySegment interleaved;
+
     private long rowBytes;
     private int rows;
     private int cols;
@@ -264,6 +268,7 @@ public final class MatMul {
         this.q8Rows = integer ? Q8_ROWS[w.type().ordinal()] : null;
         this.dequantize = DEQUANTIZERS[w.type().ordinal()];
         this.data = w.data();
+        this.interleaved = integer ? w.interleaved() : null;
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
         this.cols = w.cols();
@@ -271,7 +276,10 @@ public final class MatMul {
         this.out = out;
         this.outOff = outOff;
         try {
-            if (batch == 1) {
+            if (interleaved != null) {
+                int groups = Q4KInterleaved.groups(rows);
+                pool.parallelForDynamic(groups, grain(groups, 2), interleavedTask);
+            } else if (batch == 1) {
                 int groups = (rows + ROW_TILE - 1) / ROW_TILE;
                 pool.parallelForDynamic(groups, grain(groups, 8), integer ? q8RowsTask : rowsTask);
             } else {
@@ -290,6 +298,7 @@ public final class MatMul {
             this.xs = null;
             this.out = null;
             this.data = null;
+            this.interleaved = null;
         }
         if (vdt == VecDotType.Q8_1 && !integer) {
             addQ8_1SumCorrections(w, x, xOff, batch, out, outOff);
@@ -334,7 +343,8 @@ public final class MatMul {
         }
         for (int i = 0; i < ws.length; i++) {
             Objects.checkFromIndexSize(0, ws[i].rows(), outs[i].length);
-            sharedBase[i + 1] = sharedBase[i] + (ws[i].rows() + ROW_TILE - 1) / ROW_TILE;
+            int unit = unitRows(ws[i]);
+            sharedBase[i + 1] = sharedBase[i] + (ws[i].rows() + unit - 1) / unit;
             sharedRows[i] = Q8_ROWS[ws[i].type().ordinal()];
         }
         q8.quantize(Kernels.of(ws[0].type()).vecDotType(), x, xOff, cols);
@@ -348,6 +358,11 @@ public final class MatMul {
             this.sharedW = null;
             this.sharedOut = null;
         }
+    }
+
+    /** Rows per work unit of a decode product: a repacked group, or {@link #ROW_TILE} stored rows. */
+    private static int unitRows(WeightMatrix w) {
+        return w.interleaved() != null ? Q4KInterleaved.ROWS : ROW_TILE;
     }
 
     /** True when every matrix rounds its input to the same grid and has the same width. */
@@ -392,8 +407,14 @@ public final class MatMul {
             }
             WeightMatrix w = ws[m];
             float[] o = sharedOut[m];
-            int r0 = (lo - sharedBase[m]) * ROW_TILE;
-            int r1 = Math.min(w.rows(), (hi - sharedBase[m]) * ROW_TILE);
+            int unit = unitRows(w);
+            int r0 = (lo - sharedBase[m]) * unit;
+            int r1 = Math.min(w.rows(), (hi - sharedBase[m]) * unit);
+            if (w.interleaved() != null) {
+                Interleaving.rows(
+                        w.type(), vectorized, w.interleaved(), q8, cols, o, 0, r0, r1 - r0, dotScratch[worker].floats);
+                continue;
+            }
             long rowBytes = w.rowBytes();
             if (!vectorized) {
                 IntegerDotKernel k = (IntegerDotKernel) Kernels.of(w.type());
@@ -520,6 +541,16 @@ public final class MatMul {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException(t); // the row loops declare no checked exceptions
+        }
+    }
+
+    /** Groups {@code [groupStart, groupEnd)} of a repacked decode product. */
+    private void matVecInterleaved(int groupStart, int groupEnd, int worker) {
+        int r0 = groupStart * Q4KInterleaved.ROWS;
+        int n = Math.min(rows, groupEnd * Q4KInterleaved.ROWS) - r0;
+        if (n > 0) {
+            Interleaving.rows(
+                    kernel.type(), vectorized, interleaved, q8, cols, out, outOff, r0, n, dotScratch[worker].floats);
         }
     }
 

@@ -10,8 +10,11 @@ import org.jacap.gguf.GgufTensorInfo;
  * width, {@code rows} (ne1) the number of outputs, and row {@code r} starts at byte
  * {@code r * type.bytesFor(cols)} of {@code data}. The constructor checks that a kernel exists,
  * that rows hold whole blocks and that the data has exactly the expected size.
+ *
+ * @param interleaved the same weights repacked for decode ({@link Interleaving}), or null; the
+ *                    products of one token use it, prefill reads {@code data}
  */
-public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols) {
+public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols, MemorySegment interleaved) {
 
     public WeightMatrix {
         if (data == null || type == null) {
@@ -31,6 +34,16 @@ public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols
             throw new IllegalArgumentException("a " + rows + " x " + cols + " " + type + " matrix takes " + expected
                     + " bytes, but the data has " + data.byteSize());
         }
+        if (interleaved != null && interleaved.byteSize() != Interleaving.bytes(type, rows, cols)) {
+            throw new IllegalArgumentException("the interleaved form of a " + rows + " x " + cols + " " + type
+                    + " matrix takes " + Interleaving.bytes(type, rows, cols) + " bytes, but it has "
+                    + interleaved.byteSize());
+        }
+    }
+
+    /** The matrix as stored, with no repacked form. */
+    public WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols) {
+        this(data, type, rows, cols, null);
     }
 
     /** Same as the constructor. */

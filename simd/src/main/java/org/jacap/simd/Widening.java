@@ -56,7 +56,7 @@ public final class Widening {
      * A mapped segment of a deleted temporary file, freed with the matrix: the same segment class
      * as the model file's, so the kernels' memory accesses stay monomorphic.
      */
-    private static MemorySegment mappedScratch(long bytes) {
+    static MemorySegment mappedScratch(long bytes) {
         try {
             Path f = Files.createTempFile("jacap-widen", ".bin");
             try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {

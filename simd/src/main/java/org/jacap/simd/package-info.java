@@ -21,5 +21,12 @@
  * one profile with every caller in the process. Once other code had run vectors of another width
  * through them (a prefill), C2 could leave the call virtual and run it as a boxed Java loop:
  * Q6_K's decode kernel did so in about half of the processes (2026-12-05, {@code Q6KKernel.blockWide}).
+ *
+ * <p>A large kernel writes its vector conversions ({@code convertShape}) inline, not through small
+ * helper methods: each inlined helper costs C2 nodes of its own, and past its inlining budget
+ * ({@code NodeCountInliningCutoff}) the remaining conversions stay calls and run boxed. The 32-row
+ * Q4_K kernel ran at a third of the stored kernel's speed with eight such helpers and at 2.9 times
+ * it with the same conversions inline ({@code Q4KInterleaved.groupWide}, 2026-12-05); its
+ * minimums' term has a pass of its own for the same reason. {@code -XX:+PrintInlining} shows it.
  */
 package org.jacap.simd;

@@ -3,6 +3,7 @@ package org.jacap.bench.kernels;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 import org.jacap.gguf.GgmlType;
+import org.jacap.simd.Interleaving;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.Precision;
 import org.jacap.simd.ThreadPool;
@@ -28,6 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * the arithmetic rate.
  *
  * <pre>java -jar bench/target/benchmarks.jar MatVecBenchmark -p type=Q8_0,Q4_0</pre>
+ * <pre>java -jar bench/target/benchmarks.jar MatVecBenchmark -p type=Q4_K -p layout=repacked,stored -p shape=2048x2048 -p threads=1 -p impl=vector</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -56,6 +58,10 @@ public class MatVecBenchmark {
     @Param({"vector", "scalar"})
     public String impl;
 
+    /** {@code repacked}: as a model loads it (Q4_K 32 rows side by side, {@link Interleaving}); {@code stored}: the file's layout. */
+    @Param({"repacked", "stored"})
+    public String layout;
+
     private Arena arena;
     private ThreadPool pool;
     private MatMul mm;
@@ -68,6 +74,9 @@ public class MatVecBenchmark {
         int[] s = RandomWeights.shape(shape);
         arena = Arena.ofShared();
         w = RandomWeights.matrix(GgmlType.valueOf(type), s[0], s[1], 42, arena);
+        if (layout.equals("repacked")) {
+            w = Interleaving.interleave(w);
+        }
         x = RandomWeights.activations(s[1], 7);
         out = new float[s[0]];
         pool = new ThreadPool(threads);

@@ -1,0 +1,396 @@
+package org.jacap.simd;
+
+import static org.jacap.simd.Layouts.B128;
+import static org.jacap.simd.Layouts.B256;
+import static org.jacap.simd.Layouts.B64;
+import static org.jacap.simd.Layouts.BYTE;
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.F512;
+import static org.jacap.simd.Layouts.FLOAT;
+import static org.jacap.simd.Layouts.I256;
+import static org.jacap.simd.Layouts.I512;
+import static org.jacap.simd.Layouts.LE;
+import static org.jacap.simd.Layouts.S256;
+import static org.jacap.simd.Layouts.S512;
+import static org.jacap.simd.Layouts.SHORT;
+
+import java.lang.foreign.MemorySegment;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+
+/**
+ * Q4_K repacked for decode: 32 rows side by side, so one vector lane is one row. The stored
+ * kernel ({@link Q4KKernel#dotQ8Wide}) runs one row at a time: its lanes are 32 weights of one
+ * sub-block, so every 16-bit product pair must be summed into ints and multiplied by the
+ * sub-block's scale before the next. Here each lane is a row: the activation is one broadcast
+ * per column, the products of 16 columns add up in 16-bit lanes (at most 16·15·128 = 30,720),
+ * and the scales multiply once per half sub-block for 32 rows. JMH, 2048 × 2048, one thread:
+ * 2.9 times the stored kernel at 512 bits, 2.2 times at 256 (docs/performance.md). The rows' scales and minimums are unpacked to bytes and
+ * their f16 super-scales to floats at load.
+ *
+ * <p>One group of 32 rows and super-block {@code b} takes {@link #GROUP_BLOCK_BYTES} bytes:
+ * <pre>
+ *   bytes     0..4095  q[c][l][r]  byte l of chunk c (sub-blocks 2c low nibble, 2c+1 high) of row r
+ *   bytes  4096..4351  sc[j][r]    6-bit scale of sub-block j of row r
+ *   bytes  4352..4607  m[j][r]     6-bit minimum of sub-block j of row r
+ *   bytes  4608..4735  d[r]        f32 super-scale
+ *   bytes  4736..4863  dmin[r]     f32 super-scale of the minimums
+ * </pre>
+ * Rows past the last are zero (their outputs are not written). Per row and super-block the sums
+ * are exact ints, {@code acc = fma(Σ sc·Σqx, d·dx, acc)} and {@code min = fma(Σ m·Σx, dmin·dx, min)}
+ * in block order, the result {@code acc − min}: each lane does what {@link #rowsScalar} does
+ * for its row, so the 512-bit, 256-bit and scalar forms agree bit for bit.
+ */
+final class Q4KInterleaved {
+    /** Rows per group (one per 16-bit lane of a 512-bit vector). */
+    static final int ROWS = 32;
+
+    private static final int QS = 0;
+    private static final int SC = 4096;
+    private static final int MN = SC + 8 * ROWS;
+    private static final int D = MN + 8 * ROWS;
+    private static final int DMIN = D + 4 * ROWS;
+    static final int GROUP_BLOCK_BYTES = DMIN + 4 * ROWS;
+
+    private Q4KInterleaved() {}
+
+    /** Bytes the repacked form of a {@code rows × cols} Q4_K matrix takes. */
+    static long bytes(int rows, int cols) {
+        return (long) groups(rows) * (cols / 256) * GROUP_BLOCK_BYTES;
+    }
+
+    static int groups(int rows) {
+        return (rows + ROWS - 1) / ROWS;
+    }
+
+    /** Writes {@code rows} stored Q4_K rows of {@code src} ({@code rowBytes} apart) into {@code dst} (zeroed). */
+    static void repack(MemorySegment src, long rowBytes, int rows, int cols, MemorySegment dst) {
+        int blocks = cols / 256;
+        for (int r = 0; r < rows; r++) {
+            int g = r / ROWS;
+            int lane = r % ROWS;
+            for (int b = 0; b < blocks; b++) {
+                long o = r * rowBytes + (long) b * Q4KKernel.BYTES;
+                long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+                for (int i = 0; i < 128; i++) {
+                    dst.set(BYTE, base + QS + (long) i * ROWS + lane, src.get(BYTE, o + 16 + i));
+                }
+                for (int j = 0; j < 8; j++) {
+                    dst.set(BYTE, base + SC + j * ROWS + lane, (byte) KScales.scale(src, o + 4, j));
+                    dst.set(BYTE, base + MN + j * ROWS + lane, (byte) KScales.min(src, o + 4, j));
+                }
+                dst.set(FLOAT, base + D + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o)));
+                dst.set(FLOAT, base + DMIN + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o + 2)));
+            }
+        }
+    }
+
+    /**
+     * Rows {@code [r0, r0+n)} (r0 a multiple of {@link #ROWS}) of the repacked matrix {@code w}
+     * against {@code x}, into {@code out[outOff + r0 ..)}; a group's rows past {@code r0+n} are
+     * computed and not written.
+     */
+    static void rowsWide(
+            MemorySegment w,
+            QuantizedActivations x,
+            int cols,
+            float[] out,
+            int outOff,
+            int r0,
+            int n,
+            float[] scratch) {
+        int blocks = cols / 256;
+        for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
+            long gOff = (long) g * blocks * GROUP_BLOCK_BYTES;
+            minimumsWide(w, gOff, x, blocks, scratch);
+            groupWide(w, gOff, x, blocks, scratch, out, outOff + g * ROWS, r0 + n - g * ROWS);
+        }
+    }
+
+    /** {@link #rowsWide} in 256-bit vectors: each group as two halves of 16 rows. */
+    static void rowsNarrow(
+            MemorySegment w,
+            QuantizedActivations x,
+            int cols,
+            float[] out,
+            int outOff,
+            int r0,
+            int n,
+            float[] scratch) {
+        int blocks = cols / 256;
+        for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
+            long base = (long) g * blocks * GROUP_BLOCK_BYTES;
+            int left = r0 + n - g * ROWS;
+            minimumsNarrow(w, base, 0, x, blocks, scratch);
+            halfNarrow(w, base, 0, x, blocks, scratch, out, outOff + g * ROWS, left);
+            if (left > 16) {
+                minimumsNarrow(w, base, 16, x, blocks, scratch);
+                halfNarrow(w, base, 16, x, blocks, scratch, out, outOff + g * ROWS + 16, left - 16);
+            }
+        }
+    }
+
+    /**
+     * The minimums' term of one group's 32 rows, {@code Σ_b fma(Σ_j m·Σx, dmin·dx)} in block
+     * order, into {@code scratch[0..32)}: a pass of its own, so that {@link #groupWide} stays
+     * inside C2's inlining budget (see the package notes).
+     */
+    private static void minimumsWide(MemorySegment w, long gOff, QuantizedActivations x, int blocks, float[] scratch) {
+        final int[] xs = x.sums;
+        final float[] xd = x.d;
+        FloatVector min0 = FloatVector.zero(F512);
+        FloatVector min1 = FloatVector.zero(F512);
+        for (int b = 0; b < blocks; b++) {
+            long mo = gOff + (long) b * GROUP_BLOCK_BYTES + MN;
+            IntVector ms0 = IntVector.zero(I512);
+            IntVector ms1 = IntVector.zero(I512);
+            for (int j = 0; j < 8; j++) {
+                int xj = xs[8 * b + j];
+                ms0 = bytesWide(w, mo + (long) j * ROWS).mul(xj).add(ms0);
+                ms1 = bytesWide(w, mo + (long) j * ROWS + 16).mul(xj).add(ms1);
+            }
+            long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN;
+            float dx = xd[b];
+            min0 = ((FloatVector) ms0.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F512, w, dm, LE).mul(dx), min0);
+            min1 = ((FloatVector) ms1.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F512, w, dm + 64, LE).mul(dx), min1);
+        }
+        min0.intoArray(scratch, 0);
+        min1.intoArray(scratch, 16);
+    }
+
+    /** {@link #minimumsWide} for rows {@code lane0 .. lane0+15} in 256-bit vectors, into {@code scratch[0..16)}. */
+    private static void minimumsNarrow(
+            MemorySegment w, long gOff, int lane0, QuantizedActivations x, int blocks, float[] scratch) {
+        final int[] xs = x.sums;
+        final float[] xd = x.d;
+        FloatVector min0 = FloatVector.zero(F256);
+        FloatVector min1 = FloatVector.zero(F256);
+        for (int b = 0; b < blocks; b++) {
+            long mo = gOff + (long) b * GROUP_BLOCK_BYTES + MN + lane0;
+            IntVector ms0 = IntVector.zero(I256);
+            IntVector ms1 = IntVector.zero(I256);
+            for (int j = 0; j < 8; j++) {
+                int xj = xs[8 * b + j];
+                ms0 = bytesNarrow(w, mo + (long) j * ROWS).mul(xj).add(ms0);
+                ms1 = bytesNarrow(w, mo + (long) j * ROWS + 8).mul(xj).add(ms1);
+            }
+            long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN + 4L * lane0;
+            float dx = xd[b];
+            min0 = ((FloatVector) ms0.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F256, w, dm, LE).mul(dx), min0);
+            min1 = ((FloatVector) ms1.convert(VectorOperators.I2F, 0))
+                    .fma(FloatVector.fromMemorySegment(F256, w, dm + 32, LE).mul(dx), min1);
+        }
+        min0.intoArray(scratch, 0);
+        min1.intoArray(scratch, 8);
+    }
+
+    /** One group of 32 rows, its minimums' term in {@code minimums[0..32)}; writes the first {@code valid}. */
+    private static void groupWide(
+            MemorySegment w,
+            long gOff,
+            QuantizedActivations x,
+            int blocks,
+            float[] minimums,
+            float[] out,
+            int outOff,
+            int valid) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        FloatVector acc0 = FloatVector.zero(F512);
+        FloatVector acc1 = FloatVector.zero(F512);
+        for (int b = 0; b < blocks; b++) {
+            long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+            IntVector is0 = IntVector.zero(I512);
+            IntVector is1 = IntVector.zero(I512);
+            for (int c = 0; c < 4; c++) {
+                int xo = 256 * b + 64 * c;
+                long qo = base + QS + (long) c * 32 * ROWS;
+                // products of 16 columns each, in 16-bit lanes: a = sub-block 2c, b = 2c+1
+                ShortVector a0 = ShortVector.zero(S512);
+                ShortVector b0 = ShortVector.zero(S512);
+                for (int l = 0; l < 16; l++) {
+                    ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
+                            .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+                    a0 = q.and((short) 0x0F).mul(xq[xo + l]).add(a0);
+                    b0 = q.lanewise(VectorOperators.LSHR, 4)
+                            .mul(xq[xo + 32 + l])
+                            .add(b0);
+                }
+                ShortVector a1 = ShortVector.zero(S512);
+                ShortVector b1 = ShortVector.zero(S512);
+                for (int l = 16; l < 32; l++) {
+                    ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
+                            .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+                    a1 = q.and((short) 0x0F).mul(xq[xo + l]).add(a1);
+                    b1 = q.lanewise(VectorOperators.LSHR, 4)
+                            .mul(xq[xo + 32 + l])
+                            .add(b1);
+                }
+                IntVector sa = ((IntVector) a0.convertShape(VectorOperators.S2I, I512, 0))
+                        .add((IntVector) a1.convertShape(VectorOperators.S2I, I512, 0));
+                IntVector ta = ((IntVector) a0.convertShape(VectorOperators.S2I, I512, 1))
+                        .add((IntVector) a1.convertShape(VectorOperators.S2I, I512, 1));
+                IntVector sb = ((IntVector) b0.convertShape(VectorOperators.S2I, I512, 0))
+                        .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 0));
+                IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I512, 1))
+                        .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 1));
+                long so = base + SC + 2L * c * ROWS;
+                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS + 16, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                is0 = sa.mul(sca).add(sb.mul(scb)).add(is0);
+                is1 = ta.mul(tca).add(tb.mul(tcb)).add(is1);
+            }
+            float dx = xd[b];
+            FloatVector d0 =
+                    FloatVector.fromMemorySegment(F512, w, base + D, LE).mul(dx);
+            FloatVector d1 =
+                    FloatVector.fromMemorySegment(F512, w, base + D + 64, LE).mul(dx);
+            acc0 = ((FloatVector) is0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
+            acc1 = ((FloatVector) is1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
+        }
+        FloatVector r0 = acc0.sub(FloatVector.fromArray(F512, minimums, 0));
+        FloatVector r1 = acc1.sub(FloatVector.fromArray(F512, minimums, 16));
+        if (valid >= ROWS) {
+            r0.intoArray(out, outOff);
+            r1.intoArray(out, outOff + 16);
+        } else {
+            r0.intoArray(out, outOff, F512.indexInRange(0, valid));
+            r1.intoArray(out, outOff + 16, F512.indexInRange(16, valid));
+        }
+    }
+
+    /** 16 unsigned bytes from {@code o} as 16 ints. */
+    private static IntVector bytesWide(MemorySegment w, long o) {
+        return (IntVector)
+                ByteVector.fromMemorySegment(B128, w, o, LE).convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+    }
+
+    /** Rows {@code lane0 .. lane0+15} of one group in 256-bit vectors, minimums in {@code minimums[0..16)}; writes the first {@code valid}. */
+    private static void halfNarrow(
+            MemorySegment w,
+            long gOff,
+            int lane0,
+            QuantizedActivations x,
+            int blocks,
+            float[] minimums,
+            float[] out,
+            int outOff,
+            int valid) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        FloatVector acc0 = FloatVector.zero(F256);
+        FloatVector acc1 = FloatVector.zero(F256);
+        for (int b = 0; b < blocks; b++) {
+            long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+            IntVector is0 = IntVector.zero(I256);
+            IntVector is1 = IntVector.zero(I256);
+            for (int c = 0; c < 4; c++) {
+                int xo = 256 * b + 64 * c;
+                long qo = base + QS + (long) c * 32 * ROWS + lane0;
+                ShortVector a0 = ShortVector.zero(S256);
+                ShortVector b0 = ShortVector.zero(S256);
+                for (int l = 0; l < 16; l++) {
+                    ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, w, qo + (long) l * ROWS, LE)
+                            .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+                    a0 = q.and((short) 0x0F).mul(xq[xo + l]).add(a0);
+                    b0 = q.lanewise(VectorOperators.LSHR, 4)
+                            .mul(xq[xo + 32 + l])
+                            .add(b0);
+                }
+                ShortVector a1 = ShortVector.zero(S256);
+                ShortVector b1 = ShortVector.zero(S256);
+                for (int l = 16; l < 32; l++) {
+                    ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, w, qo + (long) l * ROWS, LE)
+                            .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+                    a1 = q.and((short) 0x0F).mul(xq[xo + l]).add(a1);
+                    b1 = q.lanewise(VectorOperators.LSHR, 4)
+                            .mul(xq[xo + 32 + l])
+                            .add(b1);
+                }
+                IntVector sa = ((IntVector) a0.convertShape(VectorOperators.S2I, I256, 0))
+                        .add((IntVector) a1.convertShape(VectorOperators.S2I, I256, 0));
+                IntVector ta = ((IntVector) a0.convertShape(VectorOperators.S2I, I256, 1))
+                        .add((IntVector) a1.convertShape(VectorOperators.S2I, I256, 1));
+                IntVector sb = ((IntVector) b0.convertShape(VectorOperators.S2I, I256, 0))
+                        .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 0));
+                IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I256, 1))
+                        .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 1));
+                long so = base + SC + 2L * c * ROWS + lane0;
+                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS + 8, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                is0 = sa.mul(sca).add(sb.mul(scb)).add(is0);
+                is1 = ta.mul(tca).add(tb.mul(tcb)).add(is1);
+            }
+            float dx = xd[b];
+            long dOff = base + D + 4L * lane0;
+            FloatVector d0 = FloatVector.fromMemorySegment(F256, w, dOff, LE).mul(dx);
+            FloatVector d1 =
+                    FloatVector.fromMemorySegment(F256, w, dOff + 32, LE).mul(dx);
+            acc0 = ((FloatVector) is0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
+            acc1 = ((FloatVector) is1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
+        }
+        FloatVector r0 = acc0.sub(FloatVector.fromArray(F256, minimums, 0));
+        FloatVector r1 = acc1.sub(FloatVector.fromArray(F256, minimums, 8));
+        if (valid >= 16) {
+            r0.intoArray(out, outOff);
+            r1.intoArray(out, outOff + 8);
+        } else {
+            r0.intoArray(out, outOff, F256.indexInRange(0, valid));
+            r1.intoArray(out, outOff + 8, F256.indexInRange(8, valid));
+        }
+    }
+
+    private static IntVector bytesNarrow(MemorySegment w, long o) {
+        return (IntVector)
+                ByteVector.fromMemorySegment(B64, w, o, LE).convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+    }
+
+    /** Scalar twin of {@link #rowsWide}: each row's exact block sums and its two float sums in block order. */
+    static void rowsScalar(MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
+        int blocks = cols / 256;
+        for (int r = r0; r < r0 + n; r++) {
+            int lane = r % ROWS;
+            long gOff = (long) (r / ROWS) * blocks * GROUP_BLOCK_BYTES;
+            float acc = 0f;
+            float min = 0f;
+            for (int b = 0; b < blocks; b++) {
+                long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+                int isum = 0;
+                int msum = 0;
+                for (int j = 0; j < 8; j++) {
+                    int shift = 4 * (j % 2);
+                    long qo = base + QS + (long) (j / 2) * 32 * ROWS + lane;
+                    int s = 0;
+                    for (int l = 0; l < 32; l++) {
+                        int q = ((w.get(BYTE, qo + (long) l * ROWS) & 0xFF) >>> shift) & 0x0F;
+                        s += q * x.q[256 * b + 32 * j + l];
+                    }
+                    isum += (w.get(BYTE, base + SC + j * ROWS + lane) & 0xFF) * s;
+                    msum += (w.get(BYTE, base + MN + j * ROWS + lane) & 0xFF) * x.sums[8 * b + j];
+                }
+                float dx = x.d[b];
+                acc = Math.fma((float) isum, w.get(FLOAT, base + D + 4L * lane) * dx, acc);
+                min = Math.fma((float) msum, w.get(FLOAT, base + DMIN + 4L * lane) * dx, min);
+            }
+            out[outOff + r] = acc - min;
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package org.jacap.simd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.Map;
+import org.jacap.gguf.GgmlType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Q4_K and Q6_K repacked 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved}):
+ * both vector widths are the scalar twin bit for bit, on whole and partial groups and on ranges
+ * that start mid-matrix; the scalar twin is the stored kernel's product up to float order;
+ * {@link MatMul} uses it for one token, alone and shared, and writes nothing outside the rows
+ * asked for.
+ */
+class InterleavingTest {
+    /** The repacked types, each with its three kernel forms (scalar, 512-bit, 256-bit). */
+    private static final Map<GgmlType, Form[]> FORMS = Map.of(
+            GgmlType.Q4_K,
+            new Form[] {
+                Q4KInterleaved::rowsScalar,
+                (w, x, cols, out, off, r0, n) -> Q4KInterleaved.rowsWide(w, x, cols, out, off, r0, n, new float[32]),
+                (w, x, cols, out, off, r0, n) -> Q4KInterleaved.rowsNarrow(w, x, cols, out, off, r0, n, new float[32])
+            },
+            GgmlType.Q6_K,
+            new Form[] {Q6KInterleaved::rowsScalar, Q6KInterleaved::rowsWide, Q6KInterleaved::rowsNarrow});
+
+    private static WeightMatrix matrix(GgmlType type, int rows, int cols, long seed) {
+        return WeightMatrix.of(Blocks.random(type, rows * cols, seed), type, rows, cols);
+    }
+
+    private static QuantizedActivations activations(int cols, long seed) {
+        QuantizedActivations x = new QuantizedActivations();
+        x.quantize(VecDotType.Q8_K, Blocks.gaussian(cols, seed, 1f), 0, cols);
+        return x;
+    }
+
+    /** Rows [r0, r0+n) by one kernel form into an array of sentinels. */
+    private interface Form {
+        void rows(MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n);
+    }
+
+    private static float[] run(Form f, WeightMatrix m, QuantizedActivations x, int r0, int n) {
+        float[] out = new float[m.rows() + 40];
+        Arrays.fill(out, TestData.SENTINEL);
+        f.rows(m.interleaved(), x, m.cols(), out, 3, r0, n);
+        return out;
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "Q4_K,32,256",
+        "Q4_K,64,512",
+        "Q4_K,45,768",
+        "Q4_K,1,256",
+        "Q4_K,70,2048",
+        "Q4_K,640,1024",
+        "Q6_K,32,256",
+        "Q6_K,45,768",
+        "Q6_K,1,256",
+        "Q6_K,70,2048"
+    })
+    void bothWidthsAreTheScalarTwinBitForBit(GgmlType type, int rows, int cols) {
+        WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows * 31L + cols));
+        assertThat(m.interleaved()).isNotNull();
+        QuantizedActivations x = activations(cols, cols);
+        Form[] forms = FORMS.get(type);
+        int[][] ranges = {{0, rows}, {0, Math.min(rows, 13)}, {rows > 32 ? 32 : 0, rows > 32 ? rows - 32 : rows}};
+        for (int[] range : ranges) {
+            float[] scalar = run(forms[0], m, x, range[0], range[1]);
+            float[] wide = run(forms[1], m, x, range[0], range[1]);
+            float[] narrow = run(forms[2], m, x, range[0], range[1]);
+            assertThat(wide).as("512-bit, rows %s", Arrays.toString(range)).containsExactly(scalar);
+            assertThat(narrow).as("256-bit, rows %s", Arrays.toString(range)).containsExactly(scalar);
+            TestData.assertSentinels(scalar, 3 + range[0], range[1]);
+            TestData.assertSentinels(wide, 3 + range[0], range[1]);
+        }
+    }
+
+    /**
+     * The same exact integer sums as the stored kernel, in another float order: per super-block
+     * one rounding of each of the two products and of each running sum, so the two results differ
+     * by a few units of the sum of the terms' magnitudes, at most 1e-5 of it here; a wrong
+     * weight, scale or minimum moves a row by a large part of it.
+     */
+    @ParameterizedTest
+    @CsvSource({"Q4_K,45,768", "Q4_K,96,2048", "Q4_K,33,256", "Q6_K,45,768", "Q6_K,96,2048"})
+    void theScalarTwinIsTheStoredProductUpToFloatOrder(GgmlType type, int rows, int cols) {
+        IntegerDotKernel kernel = (IntegerDotKernel) Kernels.of(type);
+        WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows + 7L * cols));
+        QuantizedActivations x = activations(cols, 5 + cols);
+        float[] out = new float[rows];
+        FORMS.get(type)[0].rows(m.interleaved(), x, cols, out, 0, 0, rows);
+        float[] w = new float[cols];
+        float[] xr = new float[cols];
+        VecDotType.Q8_K.round(Blocks.gaussian(cols, 5 + cols, 1f), 0, xr, 0, cols);
+        for (int r = 0; r < rows; r++) {
+            kernel.dequantizeScalar(m.data(), r * m.rowBytes(), w, 0, cols);
+            double magnitude = 0;
+            for (int i = 0; i < cols; i++) {
+                magnitude += Math.abs((double) w[i] * xr[i]);
+            }
+            float stored = kernel.dotQ8Scalar(m.data(), r * m.rowBytes(), x, cols);
+            assertThat((double) out[r])
+                    .as("row %d", r)
+                    .isCloseTo(stored, org.assertj.core.api.Assertions.within(1e-5 * magnitude));
+        }
+    }
+
+    /** MatMul's decode product reads the repacked form, alone and shared, vector and scalar twin the same bits. */
+    @Test
+    void matMulDecodesFromTheRepackedFormAloneAndShared() {
+        int cols = 512;
+        WeightMatrix stored = matrix(GgmlType.Q4_K, 70, cols, 3);
+        WeightMatrix a = Interleaving.repack(stored);
+        WeightMatrix b = Interleaving.repack(matrix(GgmlType.Q6_K, 32, cols, 4));
+        float[] x = Blocks.gaussian(cols, 9, 1f);
+        QuantizedActivations q = activations(cols, 9);
+        float[] expected = new float[70];
+        Q4KInterleaved.rowsScalar(a.interleaved(), q, cols, expected, 0, 0, 70);
+        try (ThreadPool pool = new ThreadPool(2)) {
+            for (MatMul mm :
+                    new MatMul[] {new MatMul(pool, Precision.NATIVE), MatMul.scalarTwin(pool, Precision.NATIVE)}) {
+                float[] alone = new float[70];
+                mm.multiply(a, x, 0, 1, alone, 0);
+                assertThat(alone).containsExactly(expected);
+                float[][] outs = {new float[70], new float[32], new float[70]};
+                mm.multiplyShared(new WeightMatrix[] {a, b, stored}, x, 0, 1, outs);
+                assertThat(outs[0]).containsExactly(expected);
+                float[] bAlone = new float[32];
+                mm.multiply(b, x, 0, 1, bAlone, 0);
+                assertThat(outs[1]).containsExactly(bAlone);
+                float[] storedAlone = new float[70];
+                mm.multiply(stored, x, 0, 1, storedAlone, 0);
+                assertThat(outs[2]).containsExactly(storedAlone);
+            }
+        }
+    }
+
+    @Test
+    void otherTypesStayAsStoredAndAWrongSizeIsRefused() {
+        WeightMatrix q8 = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 4 * 64, 1), GgmlType.Q8_0, 4, 64);
+        assertThat(Interleaving.repack(q8)).isSameAs(q8);
+        WeightMatrix m = Interleaving.repack(matrix(GgmlType.Q4_K, 33, 256, 2));
+        assertThat(m.interleaved().byteSize()).isEqualTo(2L * Q4KInterleaved.GROUP_BLOCK_BYTES);
+        assertThat(Interleaving.repack(m)).isSameAs(m);
+        MemorySegment small = Arena.ofAuto().allocate(100);
+        assertThatThrownBy(() -> new WeightMatrix(m.data(), GgmlType.Q4_K, 33, 256, small))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("interleaved form of a 33 x 256 Q4_K matrix takes 9728 bytes, but it has 100");
+    }
+}
