@@ -1,11 +1,13 @@
 package org.jacap.simd;
 
 import java.lang.foreign.MemorySegment;
+import java.util.stream.IntStream;
 import org.jacap.gguf.GgmlType;
 
 /**
- * Load-time repacking of Q4_K and Q6_K matrices for decode: 32 rows side by side
- * ({@link Q4KInterleaved}, {@link Q6KInterleaved}), so a product of one token multiplies each
+ * Load-time repacking of Q4_K, Q6_K, Q4_0, Q4_1 and Q8_0 (with Q5_0, widened to it) matrices for
+ * decode: 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved},
+ * {@link Q4BlockInterleaved}, {@link Q8_0Interleaved}), so a product of one token multiplies each
  * column into 32 rows at once instead of summing pairs and scaling within each row. The stored data stays (prefill dequantizes
  * it), so a repacked matrix takes about twice its bytes, in a mapped file that the OS can page
  * out like the model's own. The same integer sums per row and super-block as the stored kernel;
@@ -29,6 +31,8 @@ public final class Interleaving {
         return switch (type) {
             case Q4_K -> Q4KInterleaved.bytes(rows, cols);
             case Q6_K -> Q6KInterleaved.bytes(rows, cols);
+            case Q4_0, Q4_1 -> Q4BlockInterleaved.bytes(type, rows, cols);
+            case Q8_0 -> Q8_0Interleaved.bytes(rows, cols);
             default -> 0;
         };
     }
@@ -38,7 +42,7 @@ public final class Interleaving {
         return !ENABLED || m.interleaved() != null ? 0 : bytes(m.type(), m.rows(), m.cols());
     }
 
-    /** {@code m} with its repacked form beside the stored data (Q4_K, Q6_K), or {@code m} itself. */
+    /** {@code m} with its repacked form beside the stored data (Q4_K, Q6_K, Q4_0, Q4_1, Q8_0), or {@code m} itself. */
     public static WeightMatrix interleave(WeightMatrix m) {
         return ENABLED ? repack(m) : m;
     }
@@ -67,6 +71,22 @@ public final class Interleaving {
             } else {
                 Q4KInterleaved.rowsNarrow(w, x, cols, out, outOff, r0, n, scratch);
             }
+        } else if (type == GgmlType.Q4_0 || type == GgmlType.Q4_1) {
+            if (!vectorized) {
+                Q4BlockInterleaved.rowsScalar(type, w, x, cols, out, outOff, r0, n);
+            } else if (Layouts.WIDE) {
+                Q4BlockInterleaved.rowsWide(type, w, x, cols, out, outOff, r0, n);
+            } else {
+                Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, outOff, r0, n);
+            }
+        } else if (type == GgmlType.Q8_0) {
+            if (!vectorized) {
+                Q8_0Interleaved.rowsScalar(w, x, cols, out, outOff, r0, n);
+            } else if (Layouts.WIDE) {
+                Q8_0Interleaved.rowsWide(w, x, cols, out, outOff, r0, n);
+            } else {
+                Q8_0Interleaved.rowsNarrow(w, x, cols, out, outOff, r0, n);
+            }
         } else if (!vectorized) {
             Q6KInterleaved.rowsScalar(w, x, cols, out, outOff, r0, n);
         } else if (Layouts.WIDE) {
@@ -83,11 +103,26 @@ public final class Interleaving {
             return m;
         }
         MemorySegment dst = Widening.mappedScratch(bytes);
-        if (m.type() == GgmlType.Q4_K) {
-            Q4KInterleaved.repack(m.data(), m.rowBytes(), m.rows(), m.cols(), dst);
-        } else {
-            Q6KInterleaved.repack(m.data(), m.rowBytes(), m.rows(), m.cols(), dst);
-        }
+        // Chunks of whole groups on the common pool: each writes its own bytes, so the copy is the
+        // same however it is split, and a model loads in a fraction of the time of one thread.
+        int chunks = (m.rows() + REPACK_ROWS - 1) / REPACK_ROWS;
+        IntStream.range(0, chunks).parallel().forEach(c -> {
+            int r0 = c * REPACK_ROWS;
+            repackRows(m, r0, Math.min(m.rows(), r0 + REPACK_ROWS), dst);
+        });
         return new WeightMatrix(m.data(), m.type(), m.rows(), m.cols(), dst);
+    }
+
+    /** Rows per task of {@link #repack}: whole groups of 32. */
+    private static final int REPACK_ROWS = 8 * Q4KInterleaved.ROWS;
+
+    private static void repackRows(WeightMatrix m, int r0, int r1, MemorySegment dst) {
+        switch (m.type()) {
+            case Q4_K -> Q4KInterleaved.repack(m.data(), m.rowBytes(), r0, r1, m.cols(), dst);
+            case Q6_K -> Q6KInterleaved.repack(m.data(), m.rowBytes(), r0, r1, m.cols(), dst);
+            case Q4_0, Q4_1 -> Q4BlockInterleaved.repack(m.type(), m.data(), m.rowBytes(), r0, r1, m.cols(), dst);
+            case Q8_0 -> Q8_0Interleaved.repack(m.data(), m.rowBytes(), r0, r1, m.cols(), dst);
+            default -> throw new IllegalArgumentException("no repacked form for " + m.type());
+        }
     }
 }

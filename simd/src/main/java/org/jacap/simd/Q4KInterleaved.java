@@ -66,10 +66,10 @@ final class Q4KInterleaved {
         return (rows + ROWS - 1) / ROWS;
     }
 
-    /** Writes {@code rows} stored Q4_K rows of {@code src} ({@code rowBytes} apart) into {@code dst} (zeroed). */
-    static void repack(MemorySegment src, long rowBytes, int rows, int cols, MemorySegment dst) {
+    /** Writes stored Q4_K rows {@code [r0, r1)} of {@code src} ({@code rowBytes} apart) into {@code dst} (zeroed). */
+    static void repack(MemorySegment src, long rowBytes, int r0, int r1, int cols, MemorySegment dst) {
         int blocks = cols / 256;
-        for (int r = 0; r < rows; r++) {
+        for (int r = r0; r < r1; r++) {
             int g = r / ROWS;
             int lane = r % ROWS;
             for (int b = 0; b < blocks; b++) {
@@ -149,8 +149,14 @@ final class Q4KInterleaved {
             IntVector ms1 = IntVector.zero(I512);
             for (int j = 0; j < 8; j++) {
                 int xj = xs[8 * b + j];
-                ms0 = bytesWide(w, mo + (long) j * ROWS).mul(xj).add(ms0);
-                ms1 = bytesWide(w, mo + (long) j * ROWS + 16).mul(xj).add(ms1);
+                ms0 = ((IntVector) ByteVector.fromMemorySegment(B128, w, mo + (long) j * ROWS, LE)
+                                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0))
+                        .mul(xj)
+                        .add(ms0);
+                ms1 = ((IntVector) ByteVector.fromMemorySegment(B128, w, mo + (long) j * ROWS + 16, LE)
+                                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0))
+                        .mul(xj)
+                        .add(ms1);
             }
             long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN;
             float dx = xd[b];
@@ -176,8 +182,14 @@ final class Q4KInterleaved {
             IntVector ms1 = IntVector.zero(I256);
             for (int j = 0; j < 8; j++) {
                 int xj = xs[8 * b + j];
-                ms0 = bytesNarrow(w, mo + (long) j * ROWS).mul(xj).add(ms0);
-                ms1 = bytesNarrow(w, mo + (long) j * ROWS + 8).mul(xj).add(ms1);
+                ms0 = ((IntVector) ByteVector.fromMemorySegment(B64, w, mo + (long) j * ROWS, LE)
+                                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0))
+                        .mul(xj)
+                        .add(ms0);
+                ms1 = ((IntVector) ByteVector.fromMemorySegment(B64, w, mo + (long) j * ROWS + 8, LE)
+                                .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0))
+                        .mul(xj)
+                        .add(ms1);
             }
             long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN + 4L * lane0;
             float dx = xd[b];
@@ -271,12 +283,6 @@ final class Q4KInterleaved {
         }
     }
 
-    /** 16 unsigned bytes from {@code o} as 16 ints. */
-    private static IntVector bytesWide(MemorySegment w, long o) {
-        return (IntVector)
-                ByteVector.fromMemorySegment(B128, w, o, LE).convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
-    }
-
     /** Rows {@code lane0 .. lane0+15} of one group in 256-bit vectors, minimums in {@code minimums[0..16)}; writes the first {@code valid}. */
     private static void halfNarrow(
             MemorySegment w,
@@ -356,11 +362,6 @@ final class Q4KInterleaved {
             r0.intoArray(out, outOff, F256.indexInRange(0, valid));
             r1.intoArray(out, outOff + 8, F256.indexInRange(8, valid));
         }
-    }
-
-    private static IntVector bytesNarrow(MemorySegment w, long o) {
-        return (IntVector)
-                ByteVector.fromMemorySegment(B64, w, o, LE).convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
     }
 
     /** Scalar twin of {@link #rowsWide}: each row's exact block sums and its two float sums in block order. */

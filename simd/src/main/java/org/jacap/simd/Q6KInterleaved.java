@@ -51,10 +51,10 @@ final class Q6KInterleaved {
         return (long) Q4KInterleaved.groups(rows) * (cols / 256) * GROUP_BLOCK_BYTES;
     }
 
-    /** Writes {@code rows} stored Q6_K rows of {@code src} ({@code rowBytes} apart) into {@code dst} (zeroed). */
-    static void repack(MemorySegment src, long rowBytes, int rows, int cols, MemorySegment dst) {
+    /** Writes stored Q6_K rows {@code [r0, r1)} of {@code src} ({@code rowBytes} apart) into {@code dst} (zeroed). */
+    static void repack(MemorySegment src, long rowBytes, int r0, int r1, int cols, MemorySegment dst) {
         int blocks = cols / 256;
-        for (int r = 0; r < rows; r++) {
+        for (int r = r0; r < r1; r++) {
             int lane = r % ROWS;
             for (int b = 0; b < blocks; b++) {
                 long o = r * rowBytes + (long) b * Q6KKernel.BYTES;
@@ -119,15 +119,29 @@ final class Q6KInterleaved {
                 long qo = base + (long) 16 * j * ROWS;
                 ShortVector p = ShortVector.zero(S512);
                 for (int l = 0; l < 8; l++) {
-                    p = column(w, qo + (long) l * ROWS).mul(xq[xo + l]).add(p);
+                    p = ((ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
+                                    .convertShape(VectorOperators.B2S, S512, 0))
+                            .mul(xq[xo + l])
+                            .add(p);
                 }
                 ShortVector p2 = ShortVector.zero(S512);
                 for (int l = 8; l < 16; l++) {
-                    p2 = column(w, qo + (long) l * ROWS).mul(xq[xo + l]).add(p2);
+                    p2 = ((ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
+                                    .convertShape(VectorOperators.B2S, S512, 0))
+                            .mul(xq[xo + l])
+                            .add(p2);
                 }
                 long so = base + SC + (long) j * ROWS;
-                is0 = wide(p, 0).add(wide(p2, 0)).mul(scalesWide(w, so)).add(is0);
-                is1 = wide(p, 1).add(wide(p2, 1)).mul(scalesWide(w, so + 16)).add(is1);
+                is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 0))
+                        .add(((IntVector) p2.convertShape(VectorOperators.S2I, I512, 0)))
+                        .mul(((IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
+                                .convertShape(VectorOperators.B2I, I512, 0)))
+                        .add(is0);
+                is1 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 1))
+                        .add(((IntVector) p2.convertShape(VectorOperators.S2I, I512, 1)))
+                        .mul(((IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
+                                .convertShape(VectorOperators.B2I, I512, 0)))
+                        .add(is1);
             }
             float dx = xd[b];
             FloatVector d0 =
@@ -144,19 +158,6 @@ final class Q6KInterleaved {
             acc0.intoArray(out, outOff, F512.indexInRange(0, valid));
             acc1.intoArray(out, outOff + 16, F512.indexInRange(16, valid));
         }
-    }
-
-    /** One column of 32 rows as shorts. */
-    private static ShortVector column(MemorySegment w, long o) {
-        return (ShortVector) ByteVector.fromMemorySegment(B256, w, o, LE).convertShape(VectorOperators.B2S, S512, 0);
-    }
-
-    private static IntVector wide(ShortVector v, int part) {
-        return (IntVector) v.convertShape(VectorOperators.S2I, I512, part);
-    }
-
-    private static IntVector scalesWide(MemorySegment w, long o) {
-        return (IntVector) ByteVector.fromMemorySegment(B128, w, o, LE).convertShape(VectorOperators.B2I, I512, 0);
     }
 
     private static void halfNarrow(
@@ -181,17 +182,28 @@ final class Q6KInterleaved {
                 long qo = base + (long) 16 * j * ROWS + lane0;
                 ShortVector p = ShortVector.zero(S256);
                 for (int l = 0; l < 8; l++) {
-                    p = columnNarrow(w, qo + (long) l * ROWS).mul(xq[xo + l]).add(p);
+                    p = ((ShortVector) ByteVector.fromMemorySegment(B128, w, qo + (long) l * ROWS, LE)
+                                    .convertShape(VectorOperators.B2S, S256, 0))
+                            .mul(xq[xo + l])
+                            .add(p);
                 }
                 ShortVector p2 = ShortVector.zero(S256);
                 for (int l = 8; l < 16; l++) {
-                    p2 = columnNarrow(w, qo + (long) l * ROWS).mul(xq[xo + l]).add(p2);
+                    p2 = ((ShortVector) ByteVector.fromMemorySegment(B128, w, qo + (long) l * ROWS, LE)
+                                    .convertShape(VectorOperators.B2S, S256, 0))
+                            .mul(xq[xo + l])
+                            .add(p2);
                 }
                 long so = base + SC + (long) j * ROWS + lane0;
-                is0 = narrow(p, 0).add(narrow(p2, 0)).mul(scalesNarrow(w, so)).add(is0);
-                is1 = narrow(p, 1)
-                        .add(narrow(p2, 1))
-                        .mul(scalesNarrow(w, so + 8))
+                is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I256, 0))
+                        .add(((IntVector) p2.convertShape(VectorOperators.S2I, I256, 0)))
+                        .mul(((IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
+                                .convertShape(VectorOperators.B2I, I256, 0)))
+                        .add(is0);
+                is1 = ((IntVector) p.convertShape(VectorOperators.S2I, I256, 1))
+                        .add(((IntVector) p2.convertShape(VectorOperators.S2I, I256, 1)))
+                        .mul(((IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
+                                .convertShape(VectorOperators.B2I, I256, 0)))
                         .add(is1);
             }
             float dx = xd[b];
@@ -209,18 +221,6 @@ final class Q6KInterleaved {
             acc0.intoArray(out, outOff, F256.indexInRange(0, valid));
             acc1.intoArray(out, outOff + 8, F256.indexInRange(8, valid));
         }
-    }
-
-    private static ShortVector columnNarrow(MemorySegment w, long o) {
-        return (ShortVector) ByteVector.fromMemorySegment(B128, w, o, LE).convertShape(VectorOperators.B2S, S256, 0);
-    }
-
-    private static IntVector narrow(ShortVector v, int part) {
-        return (IntVector) v.convertShape(VectorOperators.S2I, I256, part);
-    }
-
-    private static IntVector scalesNarrow(MemorySegment w, long o) {
-        return (IntVector) ByteVector.fromMemorySegment(B64, w, o, LE).convertShape(VectorOperators.B2I, I256, 0);
     }
 
     /** Scalar twin of {@link #rowsWide}: each row's exact block sums and its float sum in block order. */

@@ -27,6 +27,8 @@
  * ({@code NodeCountInliningCutoff}) the remaining conversions stay calls and run boxed. The 32-row
  * Q4_K kernel ran at a third of the stored kernel's speed with eight such helpers and at 2.9 times
  * it with the same conversions inline ({@code Q4KInterleaved.groupWide}, 2026-12-05); its
- * minimums' term has a pass of its own for the same reason. {@code -XX:+PrintInlining} shows it.
+ * minimums' term has a pass of its own for the same reason. {@code -XX:+PrintInlining} shows it;
+ * in a JFR profile it shows as samples in {@code Objects.checkIndex} and {@code AbstractVector.convert0}
+ * under the kernel ({@code Q6KInterleaved.groupWide}'s helpers, inlined 2026-12-05: JMH 1.1-1.2×).
  */
 package org.jacap.simd;

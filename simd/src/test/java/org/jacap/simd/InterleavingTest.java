@@ -13,7 +13,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Q4_K and Q6_K repacked 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved}):
+ * Q4_K, Q6_K, Q4_0 and Q4_1 repacked 32 rows side by side ({@link Q4KInterleaved},
+ * {@link Q6KInterleaved}, {@link Q4BlockInterleaved}):
  * both vector widths are the scalar twin bit for bit, on whole and partial groups and on ranges
  * that start mid-matrix; the scalar twin is the stored kernel's product up to float order;
  * {@link MatMul} uses it for one token, alone and shared, and writes nothing outside the rows
@@ -29,15 +30,30 @@ class InterleavingTest {
                 (w, x, cols, out, off, r0, n) -> Q4KInterleaved.rowsNarrow(w, x, cols, out, off, r0, n, new float[32])
             },
             GgmlType.Q6_K,
-            new Form[] {Q6KInterleaved::rowsScalar, Q6KInterleaved::rowsWide, Q6KInterleaved::rowsNarrow});
+            new Form[] {Q6KInterleaved::rowsScalar, Q6KInterleaved::rowsWide, Q6KInterleaved::rowsNarrow},
+            GgmlType.Q4_0,
+            blockForms(GgmlType.Q4_0),
+            GgmlType.Q4_1,
+            blockForms(GgmlType.Q4_1),
+            GgmlType.Q8_0,
+            new Form[] {Q8_0Interleaved::rowsScalar, Q8_0Interleaved::rowsWide, Q8_0Interleaved::rowsNarrow});
+
+    private static Form[] blockForms(GgmlType type) {
+        return new Form[] {
+            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsScalar(type, w, x, cols, out, off, r0, n),
+            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsWide(type, w, x, cols, out, off, r0, n),
+            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, off, r0, n)
+        };
+    }
 
     private static WeightMatrix matrix(GgmlType type, int rows, int cols, long seed) {
         return WeightMatrix.of(Blocks.random(type, rows * cols, seed), type, rows, cols);
     }
 
-    private static QuantizedActivations activations(int cols, long seed) {
+    /** The activations {@code type}'s integer kernel takes (Q8_K, Q8_0 or Q8_1). */
+    private static QuantizedActivations activations(GgmlType type, int cols, long seed) {
         QuantizedActivations x = new QuantizedActivations();
-        x.quantize(VecDotType.Q8_K, Blocks.gaussian(cols, seed, 1f), 0, cols);
+        x.quantize(Kernels.of(type).vecDotType(), Blocks.gaussian(cols, seed, 1f), 0, cols);
         return x;
     }
 
@@ -64,12 +80,24 @@ class InterleavingTest {
         "Q6_K,32,256",
         "Q6_K,45,768",
         "Q6_K,1,256",
-        "Q6_K,70,2048"
+        "Q6_K,70,2048",
+        "Q4_0,32,32",
+        "Q4_0,45,96",
+        "Q4_0,1,64",
+        "Q4_0,70,2048",
+        "Q4_1,32,32",
+        "Q4_1,45,96",
+        "Q4_1,1,64",
+        "Q4_1,70,2048",
+        "Q8_0,32,32",
+        "Q8_0,45,96",
+        "Q8_0,1,64",
+        "Q8_0,70,2048"
     })
     void bothWidthsAreTheScalarTwinBitForBit(GgmlType type, int rows, int cols) {
         WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows * 31L + cols));
         assertThat(m.interleaved()).isNotNull();
-        QuantizedActivations x = activations(cols, cols);
+        QuantizedActivations x = activations(type, cols, cols);
         Form[] forms = FORMS.get(type);
         int[][] ranges = {{0, rows}, {0, Math.min(rows, 13)}, {rows > 32 ? 32 : 0, rows > 32 ? rows - 32 : rows}};
         for (int[] range : ranges) {
@@ -90,16 +118,28 @@ class InterleavingTest {
      * weight, scale or minimum moves a row by a large part of it.
      */
     @ParameterizedTest
-    @CsvSource({"Q4_K,45,768", "Q4_K,96,2048", "Q4_K,33,256", "Q6_K,45,768", "Q6_K,96,2048"})
+    @CsvSource({
+        "Q4_K,45,768",
+        "Q4_K,96,2048",
+        "Q4_K,33,256",
+        "Q6_K,45,768",
+        "Q6_K,96,2048",
+        "Q4_0,45,96",
+        "Q4_0,96,2048",
+        "Q4_1,45,96",
+        "Q4_1,96,2048",
+        "Q8_0,45,96",
+        "Q8_0,96,2048"
+    })
     void theScalarTwinIsTheStoredProductUpToFloatOrder(GgmlType type, int rows, int cols) {
         IntegerDotKernel kernel = (IntegerDotKernel) Kernels.of(type);
         WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows + 7L * cols));
-        QuantizedActivations x = activations(cols, 5 + cols);
+        QuantizedActivations x = activations(type, cols, 5 + cols);
         float[] out = new float[rows];
         FORMS.get(type)[0].rows(m.interleaved(), x, cols, out, 0, 0, rows);
         float[] w = new float[cols];
         float[] xr = new float[cols];
-        VecDotType.Q8_K.round(Blocks.gaussian(cols, 5 + cols, 1f), 0, xr, 0, cols);
+        Kernels.of(type).vecDotType().round(Blocks.gaussian(cols, 5 + cols, 1f), 0, xr, 0, cols);
         for (int r = 0; r < rows; r++) {
             kernel.dequantizeScalar(m.data(), r * m.rowBytes(), w, 0, cols);
             double magnitude = 0;
@@ -121,7 +161,7 @@ class InterleavingTest {
         WeightMatrix a = Interleaving.repack(stored);
         WeightMatrix b = Interleaving.repack(matrix(GgmlType.Q6_K, 32, cols, 4));
         float[] x = Blocks.gaussian(cols, 9, 1f);
-        QuantizedActivations q = activations(cols, 9);
+        QuantizedActivations q = activations(GgmlType.Q4_K, cols, 9);
         float[] expected = new float[70];
         Q4KInterleaved.rowsScalar(a.interleaved(), q, cols, expected, 0, 0, 70);
         try (ThreadPool pool = new ThreadPool(2)) {
@@ -143,10 +183,37 @@ class InterleavingTest {
         }
     }
 
+    /** Q4_0, Q4_1 (SmolLM2's type) and Q8_0: MatMul's one-token product is the repacked scalar twin, shared or alone. */
+    @ParameterizedTest
+    @CsvSource({"Q4_0", "Q4_1", "Q8_0"})
+    void matMulDecodesBlocksOf32FromTheRepackedForm(GgmlType type) {
+        int cols = 576;
+        WeightMatrix a = Interleaving.repack(matrix(type, 70, cols, 11));
+        WeightMatrix b = Interleaving.repack(matrix(type, 33, cols, 12));
+        float[] x = Blocks.gaussian(cols, 13, 1f);
+        QuantizedActivations q = activations(type, cols, 13);
+        float[] expectedA = new float[70];
+        float[] expectedB = new float[33];
+        FORMS.get(type)[0].rows(a.interleaved(), q, cols, expectedA, 0, 0, 70);
+        FORMS.get(type)[0].rows(b.interleaved(), q, cols, expectedB, 0, 0, 33);
+        try (ThreadPool pool = new ThreadPool(2)) {
+            for (MatMul mm :
+                    new MatMul[] {new MatMul(pool, Precision.NATIVE), MatMul.scalarTwin(pool, Precision.NATIVE)}) {
+                float[] alone = new float[70];
+                mm.multiply(a, x, 0, 1, alone, 0);
+                assertThat(alone).containsExactly(expectedA);
+                float[][] outs = {new float[70], new float[33]};
+                mm.multiplyShared(new WeightMatrix[] {a, b}, x, 0, 1, outs);
+                assertThat(outs[0]).containsExactly(expectedA);
+                assertThat(outs[1]).containsExactly(expectedB);
+            }
+        }
+    }
+
     @Test
     void otherTypesStayAsStoredAndAWrongSizeIsRefused() {
-        WeightMatrix q8 = WeightMatrix.of(Blocks.random(GgmlType.Q8_0, 4 * 64, 1), GgmlType.Q8_0, 4, 64);
-        assertThat(Interleaving.repack(q8)).isSameAs(q8);
+        WeightMatrix q5k = WeightMatrix.of(Blocks.random(GgmlType.Q5_K, 4 * 256, 1), GgmlType.Q5_K, 4, 256);
+        assertThat(Interleaving.repack(q5k)).isSameAs(q5k);
         WeightMatrix m = Interleaving.repack(matrix(GgmlType.Q4_K, 33, 256, 2));
         assertThat(m.interleaved().byteSize()).isEqualTo(2L * Q4KInterleaved.GROUP_BLOCK_BYTES);
         assertThat(Interleaving.repack(m)).isSameAs(m);

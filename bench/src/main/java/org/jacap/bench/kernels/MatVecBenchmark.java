@@ -58,7 +58,7 @@ public class MatVecBenchmark {
     @Param({"vector", "scalar"})
     public String impl;
 
-    /** {@code repacked}: as a model loads it (Q4_K 32 rows side by side, {@link Interleaving}); {@code stored}: the file's layout. */
+    /** {@code repacked}: as a model loads it (Q4_K, Q6_K, Q4_0, Q4_1, Q8_0: 32 rows side by side, {@link Interleaving}); {@code stored}: the file's layout. */
     @Param({"repacked", "stored"})
     public String layout;
 
