@@ -5,8 +5,8 @@ import java.util.stream.IntStream;
 import org.jacap.gguf.GgmlType;
 
 /**
- * Load-time repacking of Q4_K, Q6_K, Q4_0, Q4_1 and Q8_0 (with Q5_0, widened to it) matrices for
- * decode: 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved},
+ * Load-time repacking of Q4_K, Q6_K, Q4_0, Q4_1 and, at 512 bits ({@link #pays}), Q8_0 (with Q5_0,
+ * widened to it) matrices for decode: 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved},
  * {@link Q4BlockInterleaved}, {@link Q8_0Interleaved}), so a product of one token multiplies each
  * column into 32 rows at once instead of summing pairs and scaling within each row. The stored data stays (prefill dequantizes
  * it), so a repacked matrix takes about twice its bytes, in a mapped file that the OS can page
@@ -39,12 +39,24 @@ public final class Interleaving {
 
     /** Bytes {@link #interleave} adds for {@code m}; 0 when it leaves {@code m} as it is. */
     public static long interleavedBytes(WeightMatrix m) {
-        return !ENABLED || m.interleaved() != null ? 0 : bytes(m.type(), m.rows(), m.cols());
+        return !ENABLED || m.interleaved() != null || !pays(m.type()) ? 0 : bytes(m.type(), m.rows(), m.cols());
     }
 
-    /** {@code m} with its repacked form beside the stored data (Q4_K, Q6_K, Q4_0, Q4_1, Q8_0), or {@code m} itself. */
+    /**
+     * {@code m} with its repacked form beside the stored data (Q4_K, Q6_K, Q4_0, Q4_1, and Q8_0
+     * at 512 bits), or {@code m} itself.
+     */
     public static WeightMatrix interleave(WeightMatrix m) {
-        return ENABLED ? repack(m) : m;
+        return ENABLED && pays(m.type()) ? repack(m) : m;
+    }
+
+    /**
+     * Whether a model's loader repacks {@code type} at this vector width: Q8_0 only at 512 bits,
+     * where its copy pays (JMH 2048², one thread: 1.40× the stored kernel; 1.06× at 256 bits,
+     * docs/performance.md), the others at both.
+     */
+    static boolean pays(GgmlType type) {
+        return type != GgmlType.Q8_0 || Layouts.WIDE;
     }
 
     /**

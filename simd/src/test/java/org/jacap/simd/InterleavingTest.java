@@ -210,6 +210,19 @@ class InterleavingTest {
         }
     }
 
+    /** The loader's path: Q8_0 is repacked only at 512 bits, where its copy pays; Q4_1 at both widths. */
+    @Test
+    void theLoaderRepacksQ8_0OnlyAt512Bits() {
+        WeightMatrix q8 = matrix(GgmlType.Q8_0, 33, 64, 5);
+        WeightMatrix q41 = matrix(GgmlType.Q4_1, 33, 64, 6);
+        assertThat(Interleaving.interleave(q8).interleaved() != null).isEqualTo(Interleaving.ENABLED && Layouts.WIDE);
+        assertThat(Interleaving.interleavedBytes(q8))
+                .isEqualTo(Interleaving.ENABLED && Layouts.WIDE ? 2L * 2 * Q8_0Interleaved.GROUP_BLOCK_BYTES : 0);
+        assertThat(Interleaving.interleave(q41).interleaved() != null).isEqualTo(Interleaving.ENABLED);
+        assertThat(Interleaving.pays(GgmlType.Q8_0)).isEqualTo(Layouts.WIDE);
+        assertThat(Interleaving.pays(GgmlType.Q4_K)).isTrue();
+    }
+
     @Test
     void otherTypesStayAsStoredAndAWrongSizeIsRefused() {
         WeightMatrix q5k = WeightMatrix.of(Blocks.random(GgmlType.Q5_K, 4 * 256, 1), GgmlType.Q5_K, 4, 256);
