@@ -83,11 +83,11 @@ public final class Model implements AutoCloseable {
                     file, Architecture.forName(file.metadata().architecture()).name());
             ModelConfig config = ModelConfig.fromMetadata(file.metadata());
             checkVocabulary(file, config);
-            ModelWeights weights = Architecture.forName(config.architecture())
-                    .bind(new WeightBinder(file, config.architecture()), config);
+            WeightBinder binder = new WeightBinder(file, config.architecture());
+            ModelWeights weights = Architecture.forName(config.architecture()).bind(binder, config);
             int pageSum;
             try {
-                pageSum = pageIn(file, options.progress());
+                pageSum = pageIn(file, options.progress(), binder.copied());
             } catch (InternalError e) {
                 throw unreadable(file, e);
             }
@@ -121,8 +121,11 @@ public final class Model implements AutoCloseable {
         });
     }
 
-    /** Touches one byte per page of every tensor so the first token does not stall on page faults. */
-    private static int pageIn(GgufFile file, LoadProgress progress) {
+    /**
+     * Touches one byte per page of every tensor so the first token does not stall on page faults;
+     * not those in {@code copied}, whose products all read a copy made at load.
+     */
+    private static int pageIn(GgufFile file, LoadProgress progress, java.util.Set<String> copied) {
         long total = 0;
         for (GgufTensorInfo t : file.tensors()) {
             total += t.byteSize();
@@ -133,6 +136,11 @@ public final class Model implements AutoCloseable {
         for (GgufTensorInfo t : file.tensors()) {
             MemorySegment data = file.data(t);
             long size = data.byteSize();
+            if (copied.contains(t.name())) {
+                done += size;
+                progress.update(done, total, t.name());
+                continue;
+            }
             long nextReport = PROGRESS_STEP;
             for (long off = 0; off < size; off += PAGE) {
                 sink += data.get(ValueLayout.JAVA_BYTE, off);

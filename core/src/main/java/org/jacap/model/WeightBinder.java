@@ -2,6 +2,8 @@ package org.jacap.model;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufTensorInfo;
@@ -22,10 +24,17 @@ final class WeightBinder {
     private long widened;
     /** Bytes of repacked copies made so far ({@link Interleaving#MAX_BYTES} at most). */
     private long interleaved;
+    /** Tensors whose file pages no product reads after load (widened, or served by their repacked copy). */
+    private final Set<String> copied = new HashSet<>();
 
     WeightBinder(GgufFile file, String architecture) {
         this.file = file;
         this.architecture = architecture;
+    }
+
+    /** Tensors whose file pages the model need not page in: every product reads a copy made at load. */
+    Set<String> copied() {
+        return copied;
     }
 
     static String block(int layer, String tensor) {
@@ -92,6 +101,12 @@ final class WeightBinder {
             if (repacked > 0 && interleaved + repacked <= Interleaving.MAX_BYTES) {
                 interleaved += repacked;
                 m = Interleaving.interleave(m);
+            }
+            if ((m.data() != data || Interleaving.readsCopyOnly(m)) && data.isMapped()) {
+                // the copy serves every product: let the OS drop the file pages the copy was read from
+                // (a token's embedding row, where the matrix is also the embedding, faults back in)
+                copied.add(t.name());
+                data.unload();
             }
             return m;
         } catch (UnsupportedTensorTypeException e) {

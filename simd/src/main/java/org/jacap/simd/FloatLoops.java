@@ -183,6 +183,88 @@ final class FloatLoops {
         c51.intoArray(acc, 176);
     }
 
+    /** Rows of {@link #tile8x32T}: a quarter of a repacked group ({@link Interleaving}). */
+    static final int T_ROWS = 8;
+
+    /**
+     * {@link #tile6x32} for 8 rows of weights stored column-major in groups of 32 rows, as a
+     * repacked matrix dequantizes ({@code w[wOff + 32k + r]}): 8 rows x 32 tokens, group {@code xa}
+     * into {@code acc[0..128)} and group {@code xb} into {@code acc[128..256)} (each
+     * {@code r*16 + t}). Per k: 2 vector loads and 8 broadcasts feed 16 FMAs. Each lane sums in k
+     * order with FMA, as {@link #tile6x32} does, so a row gets the same bits from either layout.
+     */
+    static void tile8x32T(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc) {
+        FloatVector c0a = FloatVector.zero(F512), c0b = FloatVector.zero(F512);
+        FloatVector c1a = FloatVector.zero(F512), c1b = FloatVector.zero(F512);
+        FloatVector c2a = FloatVector.zero(F512), c2b = FloatVector.zero(F512);
+        FloatVector c3a = FloatVector.zero(F512), c3b = FloatVector.zero(F512);
+        FloatVector c4a = FloatVector.zero(F512), c4b = FloatVector.zero(F512);
+        FloatVector c5a = FloatVector.zero(F512), c5b = FloatVector.zero(F512);
+        FloatVector c6a = FloatVector.zero(F512), c6b = FloatVector.zero(F512);
+        FloatVector c7a = FloatVector.zero(F512), c7b = FloatVector.zero(F512);
+        for (int k = 0; k < n; k++) {
+            FloatVector x0 = FloatVector.fromArray(F512, xp, xa + PACK * k);
+            FloatVector x1 = FloatVector.fromArray(F512, xp, xb + PACK * k);
+            int wk = wOff + 32 * k;
+            FloatVector b = FloatVector.broadcast(F512, w[wk]);
+            c0a = x0.fma(b, c0a);
+            c0b = x1.fma(b, c0b);
+            b = FloatVector.broadcast(F512, w[wk + 1]);
+            c1a = x0.fma(b, c1a);
+            c1b = x1.fma(b, c1b);
+            b = FloatVector.broadcast(F512, w[wk + 2]);
+            c2a = x0.fma(b, c2a);
+            c2b = x1.fma(b, c2b);
+            b = FloatVector.broadcast(F512, w[wk + 3]);
+            c3a = x0.fma(b, c3a);
+            c3b = x1.fma(b, c3b);
+            b = FloatVector.broadcast(F512, w[wk + 4]);
+            c4a = x0.fma(b, c4a);
+            c4b = x1.fma(b, c4b);
+            b = FloatVector.broadcast(F512, w[wk + 5]);
+            c5a = x0.fma(b, c5a);
+            c5b = x1.fma(b, c5b);
+            b = FloatVector.broadcast(F512, w[wk + 6]);
+            c6a = x0.fma(b, c6a);
+            c6b = x1.fma(b, c6b);
+            b = FloatVector.broadcast(F512, w[wk + 7]);
+            c7a = x0.fma(b, c7a);
+            c7b = x1.fma(b, c7b);
+        }
+        c0a.intoArray(acc, 0);
+        c1a.intoArray(acc, 16);
+        c2a.intoArray(acc, 32);
+        c3a.intoArray(acc, 48);
+        c4a.intoArray(acc, 64);
+        c5a.intoArray(acc, 80);
+        c6a.intoArray(acc, 96);
+        c7a.intoArray(acc, 112);
+        c0b.intoArray(acc, 128);
+        c1b.intoArray(acc, 144);
+        c2b.intoArray(acc, 160);
+        c3b.intoArray(acc, 176);
+        c4b.intoArray(acc, 192);
+        c5b.intoArray(acc, 208);
+        c6b.intoArray(acc, 224);
+        c7b.intoArray(acc, 240);
+    }
+
+    /** Scalar twin of {@link #tile8x32T}. */
+    static void tile8x32TScalar(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc) {
+        for (int half = 0; half < 2; half++) {
+            int x0 = half == 0 ? xa : xb;
+            for (int r = 0; r < T_ROWS; r++) {
+                for (int t = 0; t < PACK; t++) {
+                    float s = 0f;
+                    for (int k = 0; k < n; k++) {
+                        s = Math.fma(xp[x0 + PACK * k + t], w[wOff + 32 * k + r], s);
+                    }
+                    acc[128 * half + r * PACK + t] = s;
+                }
+            }
+        }
+    }
+
     /** Scalar twin of {@link #tile6x16}. */
     static void tile6x16Scalar(float[] w, int wOff, int wStride, float[] xp, int xpOff, int n, float[] acc) {
         for (int r = 0; r < PACK_ROWS; r++) {

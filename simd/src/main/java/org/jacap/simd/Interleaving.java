@@ -108,6 +108,40 @@ public final class Interleaving {
         }
     }
 
+    /**
+     * Whether both products of {@code m} read its repacked copy: one token's and, at 512 bits
+     * ({@link FloatLoops#WIDE_TILE}), a batch's (Q8_0, Q4_0, Q4_1). Its stored data is then read only
+     * where it is also an embedding table, or with {@code --precision f32}.
+     */
+    public static boolean readsCopyOnly(WeightMatrix m) {
+        return m.interleaved() != null && prefills(m.type()) && FloatLoops.WIDE_TILE;
+    }
+
+    /** Whether prefill can read {@code type}'s repacked form ({@link #dequantizeGroup}) instead of the stored data. */
+    static boolean prefills(GgmlType type) {
+        return type == GgmlType.Q8_0 || type == GgmlType.Q4_0 || type == GgmlType.Q4_1;
+    }
+
+    /**
+     * Columns {@code [k0, k0+kn)} of group {@code g} (rows {@code 32g ..}) of the repacked matrix
+     * {@code w} as floats, {@code dst[(k − k0)·32 + r]}, the values the stored dequantizer gives;
+     * {@code vectorized} false: the scalar twin.
+     */
+    static void dequantizeGroup(
+            GgmlType type, boolean vectorized, MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        if (type == GgmlType.Q8_0) {
+            if (vectorized) {
+                Q8_0Interleaved.dequantizeGroup(w, g, cols, k0, kn, dst);
+            } else {
+                Q8_0Interleaved.dequantizeGroupScalar(w, g, cols, k0, kn, dst);
+            }
+        } else if (vectorized) {
+            Q4BlockInterleaved.dequantizeGroup(type, w, g, cols, k0, kn, dst);
+        } else {
+            Q4BlockInterleaved.dequantizeGroupScalar(type, w, g, cols, k0, kn, dst);
+        }
+    }
+
     /** {@link #interleave} whatever {@link #ENABLED} says (tests). */
     static WeightMatrix repack(WeightMatrix m) {
         long bytes = m.interleaved() != null ? 0 : bytes(m.type(), m.rows(), m.cols());

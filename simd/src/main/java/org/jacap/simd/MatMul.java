@@ -119,12 +119,16 @@ public final class MatMul {
     private final int tokenBlock;
     private final int panelBytes;
     private final float[][] weightScratch;
+    /** Per worker, 32 rows x kChunk columns of a repacked matrix, column-major ({@link #matMulRepackedRows}). */
+    private final float[][] groupScratch;
+
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
     private final ThreadPool.RangeTask q8RowsTask = this::matVecRowsQ8;
     private final ThreadPool.RangeTask interleavedTask = this::matVecInterleaved;
     private final ThreadPool.RangeTask groupsTask = this::matMulRows;
+    private final ThreadPool.RangeTask repackedGroupsTask = this::matMulRepackedRows;
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
     private final ThreadPool.RangeTask sharedTask = this::sharedRowsQ8;
@@ -157,6 +161,9 @@ public final class MatMul {
     private MemorySegment data;
     /** The decode product's repacked weights ({@link Interleaving}); null when it reads {@link #data}. */
     private MemorySegment interleaved;
+
+    /** The prefill's repacked weights ({@link #matMulRepackedRows}); null when it reads {@link #data}. */
+    private MemorySegment prefillCopy;
 
     private long rowBytes;
     private int rows;
@@ -200,7 +207,8 @@ public final class MatMul {
         this.tokenBlock = tokenBlock;
         this.panelBytes = panelBytes;
         this.weightScratch = new float[pool.threads()][PREFILL_ROWS * kChunk];
-        this.tileScratch = new float[pool.threads()][2 * PREFILL_ROWS * PACK];
+        this.groupScratch = new float[pool.threads()][this.wideTile ? Q4KInterleaved.ROWS * kChunk : 0];
+        this.tileScratch = new float[pool.threads()][2 * Math.max(PREFILL_ROWS, FloatLoops.T_ROWS) * PACK];
         this.dotScratch = new DotScratch[pool.threads()];
         for (int i = 0; i < dotScratch.length; i++) {
             dotScratch[i] = new DotScratch();
@@ -291,14 +299,22 @@ public final class MatMul {
                 if (!reuseInput) {
                     pool.parallelFor(groups, packTask);
                 }
-                int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
-                pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
+                if (wideTile && w.interleaved() != null && Interleaving.prefills(w.type())) {
+                    // the repacked copy only: the stored pages of the matrix are never touched
+                    this.prefillCopy = w.interleaved();
+                    int rowGroups = Q4KInterleaved.groups(rows);
+                    pool.parallelForDynamic(rowGroups, grain(rowGroups, 2), repackedGroupsTask);
+                } else {
+                    int rowGroups = (rows + PREFILL_ROWS - 1) / PREFILL_ROWS;
+                    pool.parallelForDynamic(rowGroups, grain(rowGroups, 4), groupsTask);
+                }
             }
         } finally {
             this.xs = null;
             this.out = null;
             this.data = null;
             this.interleaved = null;
+            this.prefillCopy = null;
         }
         if (vdt == VecDotType.Q8_1 && !integer) {
             addQ8_1SumCorrections(w, x, xOff, batch, out, outOff);
@@ -456,6 +472,8 @@ public final class MatMul {
             }
         });
         MemorySegment seg = w.data();
+        // a repacked Q4_1 matrix has its minimums as floats: the stored pages stay untouched
+        MemorySegment copy = w.type() == GgmlType.Q4_1 ? w.interleaved() : null;
         long rowBytes = w.rowBytes();
         int rows = w.rows();
         pool.parallelFor(rows, (start, end, worker) -> {
@@ -464,7 +482,9 @@ public final class MatMul {
             for (int r = start; r < end; r++) {
                 long base = r * rowBytes;
                 for (int b = 0; b < blocks; b++) {
-                    m[b] = Float.float16ToFloat(seg.get(Layouts.SHORT, base + (long) b * blockBytes + 2));
+                    m[b] = copy != null
+                            ? Q4BlockInterleaved.minimum(copy, r, b, blocks)
+                            : Float.float16ToFloat(seg.get(Layouts.SHORT, base + (long) b * blockBytes + 2));
                 }
                 if (vectorized) {
                     Q8_1Corrections.addRow(m, c, blocks, batch, sums, out, outOff, rows, r);
@@ -551,6 +571,58 @@ public final class MatMul {
         if (n > 0) {
             Interleaving.rows(
                     kernel.type(), vectorized, interleaved, q8, cols, out, outOff, r0, n, dotScratch[worker].floats);
+        }
+    }
+
+    /**
+     * {@link #matMulRows} from a repacked matrix (Q8_0, Q4_0, Q4_1 at 512 bits): per group of 32 rows
+     * and column chunk, the weights dequantized column-major ({@link Interleaving#dequantizeGroup},
+     * the stored dequantizer's values), then four 8-row tiles ({@link FloatLoops#tile8x32T}) with
+     * the same chunks and k order per lane as the stored path: the same bits, from one copy.
+     */
+    private void matMulRepackedRows(int groupStart, int groupEnd, int worker) {
+        final GgmlType type = kernel.type();
+        final MemorySegment seg = prefillCopy;
+        final float[] wt = groupScratch[worker];
+        final float[] acc = tileScratch[worker];
+        final int rows = this.rows;
+        final int cols = this.cols;
+        final int kc = Math.min(kChunk, cols);
+        final int tRows = FloatLoops.T_ROWS;
+        for (int t0 = 0; t0 < batch; t0 += tokenBlock) {
+            int tn = Math.min(tokenBlock, batch - t0);
+            int padded = (tn + PACK - 1) / PACK * PACK;
+            int panel = Math.max(kc, (panelBytes / (4 * padded)) / kc * kc);
+            for (int p0 = 0; p0 < cols; p0 += panel) {
+                int pEnd = Math.min(cols, p0 + panel);
+                for (int g = groupStart; g < groupEnd; g++) {
+                    int r0 = g * Q4KInterleaved.ROWS;
+                    int rn = Math.min(Q4KInterleaved.ROWS, rows - r0);
+                    for (int k0 = p0; k0 < pEnd; k0 += kc) {
+                        int kn = Math.min(kc, pEnd - k0);
+                        Interleaving.dequantizeGroup(type, true, seg, g, cols, k0, kn, wt);
+                        for (int tg = t0; tg < t0 + tn; tg += 2 * PACK) {
+                            int xa = tg * cols + k0 * PACK; // group tg/16 starts at tg*cols
+                            boolean pair = tg + PACK < t0 + tn;
+                            int xb = pair ? xa + PACK * cols : xa;
+                            for (int rs = 0; rs < rn; rs += tRows) {
+                                int rc = Math.min(tRows, rn - rs);
+                                FloatLoops.tile8x32T(wt, rs, packed, xa, xb, kn, acc);
+                                store(acc, 0, rc, Math.min(PACK, batch - tg), outOff + tg * rows + r0 + rs, k0 > 0);
+                                if (pair) {
+                                    store(
+                                            acc,
+                                            tRows * PACK,
+                                            rc,
+                                            Math.min(PACK, batch - tg - PACK),
+                                            outOff + (tg + PACK) * rows + r0 + rs,
+                                            k0 > 0);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -241,6 +241,76 @@ final class Q4BlockInterleaved {
         }
     }
 
+    /**
+     * Columns {@code [k0, k0+kn)} (whole blocks) of group {@code g}'s 32 rows as floats, column-major
+     * ({@code dst[(k − k0)·32 + r]}) for {@link FloatLoops#tile8x32T}: {@code (q − 8)·d} (Q4_0) or
+     * {@code q·d + m} (Q4_1), what {@link Q4_0Kernel#dequantize} and {@link Q4_1Kernel#dequantize}
+     * give its row, so prefill reads this copy with the same bits.
+     */
+    static void dequantizeGroup(GgmlType type, MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        boolean minimum = type == GgmlType.Q4_1;
+        byte offset = (byte) (minimum ? 0 : 8);
+        int gb = groupBlockBytes(type);
+        int blocks = cols / 32;
+        for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
+            long base = ((long) g * blocks + b) * gb;
+            FloatVector d0 = FloatVector.fromMemorySegment(F512, w, base + D, LE);
+            FloatVector d1 = FloatVector.fromMemorySegment(F512, w, base + D + 64, LE);
+            FloatVector m0 = minimum ? FloatVector.fromMemorySegment(F512, w, base + M, LE) : null;
+            FloatVector m1 = minimum ? FloatVector.fromMemorySegment(F512, w, base + M + 64, LE) : null;
+            int o = (32 * b - k0) * ROWS;
+            for (int l = 0; l < 16; l++) {
+                for (int h = 0; h < 2; h++) {
+                    ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
+                    FloatVector d = h == 0 ? d0 : d1;
+                    FloatVector lo =
+                            (FloatVector) q.and((byte) 0x0F).sub(offset).convertShape(VectorOperators.B2F, F512, 0);
+                    FloatVector hi = (FloatVector)
+                            q.lanewise(VectorOperators.LSHR, 4).sub(offset).convertShape(VectorOperators.B2F, F512, 0);
+                    lo = lo.mul(d);
+                    hi = hi.mul(d);
+                    if (minimum) {
+                        lo = lo.add(h == 0 ? m0 : m1);
+                        hi = hi.add(h == 0 ? m0 : m1);
+                    }
+                    lo.intoArray(dst, o + l * ROWS + 16 * h);
+                    hi.intoArray(dst, o + (l + 16) * ROWS + 16 * h);
+                }
+            }
+        }
+    }
+
+    /** Row {@code r}'s minimum of block {@code b} in a repacked Q4_1 matrix of {@code blocks} blocks a row (the stored f16, as a float). */
+    static float minimum(MemorySegment w, int r, int b, int blocks) {
+        long base = ((long) (r / ROWS) * blocks + b) * groupBlockBytes(GgmlType.Q4_1);
+        return w.get(FLOAT, base + M + 4L * (r % ROWS));
+    }
+
+    /** Scalar twin of {@link #dequantizeGroup}. */
+    static void dequantizeGroupScalar(GgmlType type, MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        boolean minimum = type == GgmlType.Q4_1;
+        int gb = groupBlockBytes(type);
+        int blocks = cols / 32;
+        for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
+            long base = ((long) g * blocks + b) * gb;
+            for (int l = 0; l < 16; l++) {
+                for (int r = 0; r < ROWS; r++) {
+                    int q = w.get(BYTE, base + (long) l * ROWS + r) & 0xFF;
+                    float d = w.get(FLOAT, base + D + 4L * r);
+                    int o = (32 * b - k0) * ROWS + r;
+                    if (minimum) {
+                        float m = w.get(FLOAT, base + M + 4L * r);
+                        dst[o + l * ROWS] = (q & 0x0F) * d + m;
+                        dst[o + (l + 16) * ROWS] = (q >>> 4) * d + m;
+                    } else {
+                        dst[o + l * ROWS] = ((q & 0x0F) - 8) * d;
+                        dst[o + (l + 16) * ROWS] = ((q >>> 4) - 8) * d;
+                    }
+                }
+            }
+        }
+    }
+
     /** Scalar twin of {@link #rowsWide}: each row's exact block sums and its float sums in block order. */
     static void rowsScalar(
             GgmlType type, MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {

@@ -175,6 +175,45 @@ final class Q8_0Interleaved {
         }
     }
 
+    /**
+     * Columns {@code [k0, k0+kn)} (whole blocks) of group {@code g}'s 32 rows as floats, column-major
+     * ({@code dst[(k − k0)·32 + r]}) for {@link FloatLoops#tile8x32T}: each value {@code q·d}, what
+     * {@link Q8_0Kernel#dequantize} gives its row, so prefill reads this copy with the same bits.
+     */
+    static void dequantizeGroup(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 32;
+        for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            FloatVector d0 = FloatVector.fromMemorySegment(F512, w, base + D, LE);
+            FloatVector d1 = FloatVector.fromMemorySegment(F512, w, base + D + 64, LE);
+            int o = (32 * b - k0) * ROWS;
+            for (int l = 0; l < 32; l++) {
+                long qo = base + (long) l * ROWS;
+                ((FloatVector) ByteVector.fromMemorySegment(B128, w, qo, LE).convertShape(VectorOperators.B2F, F512, 0))
+                        .mul(d0)
+                        .intoArray(dst, o + l * ROWS);
+                ((FloatVector) ByteVector.fromMemorySegment(B128, w, qo + 16, LE)
+                                .convertShape(VectorOperators.B2F, F512, 0))
+                        .mul(d1)
+                        .intoArray(dst, o + l * ROWS + 16);
+            }
+        }
+    }
+
+    /** Scalar twin of {@link #dequantizeGroup}. */
+    static void dequantizeGroupScalar(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 32;
+        for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            for (int l = 0; l < 32; l++) {
+                for (int r = 0; r < ROWS; r++) {
+                    dst[(32 * b - k0 + l) * ROWS + r] =
+                            w.get(BYTE, base + (long) l * ROWS + r) * w.get(FLOAT, base + D + 4L * r);
+                }
+            }
+        }
+    }
+
     /** Scalar twin of {@link #rowsWide}: each row's exact block sums and its float sum in block order. */
     static void rowsScalar(MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
         int blocks = cols / 32;

@@ -55,6 +55,37 @@ class FloatLoopsTest {
         }
     }
 
+    /** The column-major 8-row tile (a repacked group) is its scalar twin bit for bit, and the row-major tile on the same weights. */
+    @Test
+    void columnMajorTileIsItsScalarTwinAndTheRowMajorTile() {
+        for (int n : new int[] {1, 2, 7, 33, 255, 1024}) {
+            float[] w = Blocks.gaussian(32 * n + 8, n, 1f);
+            float[] xp = Blocks.gaussian(2 * 16 * n + 40, n + 2, 1f);
+            int xa = 11;
+            int xb = 11 + 16 * n + 7;
+            for (int wOff : new int[] {0, 8, 24}) {
+                float[] vec = new float[256];
+                float[] twin = new float[256];
+                FloatLoops.tile8x32T(w, wOff, xp, xa, xb, n, vec);
+                FloatLoops.tile8x32TScalar(w, wOff, xp, xa, xb, n, twin);
+                assertThat(vec).as("n = %d, wOff = %d", n, wOff).containsExactly(twin);
+                // rows wOff..wOff+5 laid out row-major: the 6-row tile gives the same sums
+                float[] rowMajor = new float[6 * n];
+                for (int r = 0; r < 6; r++) {
+                    for (int k = 0; k < n; k++) {
+                        rowMajor[r * n + k] = w[wOff + 32 * k + r];
+                    }
+                }
+                float[] six = new float[192];
+                FloatLoops.tile6x32(rowMajor, 0, n, xp, xa, xb, n, six);
+                assertThat(java.util.Arrays.copyOfRange(vec, 0, 96))
+                        .containsExactly(java.util.Arrays.copyOfRange(six, 0, 96));
+                assertThat(java.util.Arrays.copyOfRange(vec, 128, 224))
+                        .containsExactly(java.util.Arrays.copyOfRange(six, 96, 192));
+            }
+        }
+    }
+
     @Test
     void packTransposesSixteenTokensAndZeroesTheMissingOnes() {
         int cols = 5;

@@ -223,6 +223,54 @@ class InterleavingTest {
         assertThat(Interleaving.pays(GgmlType.Q4_K)).isTrue();
     }
 
+    /**
+     * Prefill from the repacked copy (Q8_0, Q4_0, Q4_1 at 512 bits): the column-major dequantizer
+     * gives the stored dequantizer's values (and its scalar twin's), and MatMul's product of a
+     * batch is the stored path's bit for bit, over several column chunks, odd row counts and an odd
+     * last token group.
+     */
+    @ParameterizedTest
+    @CsvSource({"Q8_0", "Q4_0", "Q4_1"})
+    void prefillFromTheRepackedCopyIsTheStoredPathBitForBit(GgmlType type) {
+        int rows = 70;
+        int cols = 576;
+        WeightMatrix stored = matrix(type, rows, cols, 21);
+        WeightMatrix m = Interleaving.repack(stored);
+        WeightMatrix decoy = new WeightMatrix(matrix(type, rows, cols, 99).data(), type, rows, cols, m.interleaved());
+        TypeKernel k = Kernels.of(type);
+        float[] row = new float[cols];
+        float[] vec = new float[32 * 320];
+        float[] twin = new float[32 * 320];
+        for (int g = 0; g < 3; g++) {
+            Interleaving.dequantizeGroup(type, true, m.interleaved(), g, cols, 256, 320, vec);
+            Interleaving.dequantizeGroup(type, false, m.interleaved(), g, cols, 256, 320, twin);
+            assertThat(vec).containsExactly(twin);
+            for (int r = 32 * g; r < Math.min(rows, 32 * g + 32); r++) {
+                k.dequantizeScalar(stored.data(), r * stored.rowBytes(), row, 0, cols);
+                for (int c = 256; c < cols; c++) {
+                    assertThat(vec[(c - 256) * 32 + r - 32 * g])
+                            .as("row %d col %d", r, c)
+                            .isEqualTo(row[c]);
+                }
+            }
+        }
+        try (ThreadPool pool = new ThreadPool(2)) {
+            for (Precision p : Precision.values()) {
+                MatMul fromCopy = new MatMul(pool, p, true, 256, 64, 4096, true);
+                MatMul fromStored = new MatMul(pool, p, true, 256, 64, 4096, true);
+                for (int batch : new int[] {2, 17, 33, 70}) {
+                    float[] x = Blocks.gaussian(batch * cols, batch, 1f);
+                    float[] a = new float[batch * rows + 5];
+                    float[] b = new float[batch * rows + 5];
+                    // other stored data beside the same copy: the product reads the copy only
+                    fromCopy.multiply(decoy, x, 0, batch, a, 3);
+                    fromStored.multiply(stored, x, 0, batch, b, 3);
+                    assertThat(a).as("%s batch %d %s", type, batch, p).containsExactly(b);
+                }
+            }
+        }
+    }
+
     @Test
     void otherTypesStayAsStoredAndAWrongSizeIsRefused() {
         WeightMatrix q5k = WeightMatrix.of(Blocks.random(GgmlType.Q5_K, 4 * 256, 1), GgmlType.Q5_K, 4, 256);
