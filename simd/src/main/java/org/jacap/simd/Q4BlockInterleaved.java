@@ -248,33 +248,57 @@ final class Q4BlockInterleaved {
      * give its row, so prefill reads this copy with the same bits.
      */
     static void dequantizeGroup(GgmlType type, MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
-        boolean minimum = type == GgmlType.Q4_1;
-        byte offset = (byte) (minimum ? 0 : 8);
-        int gb = groupBlockBytes(type);
+        // one plain method per type: vectors chosen by a condition (or null) crashed C2's register
+        // allocator on JDK 25.0.3 (SIGSEGV in Node::rematerialize, 2026-12-05)
+        if (type == GgmlType.Q4_1) {
+            dequantizeGroupQ4_1(w, g, cols, k0, kn, dst);
+        } else {
+            dequantizeGroupQ4_0(w, g, cols, k0, kn, dst);
+        }
+    }
+
+    private static void dequantizeGroupQ4_0(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int gb = groupBlockBytes(GgmlType.Q4_0);
         int blocks = cols / 32;
         for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
             long base = ((long) g * blocks + b) * gb;
-            FloatVector d0 = FloatVector.fromMemorySegment(F512, w, base + D, LE);
-            FloatVector d1 = FloatVector.fromMemorySegment(F512, w, base + D + 64, LE);
-            FloatVector m0 = minimum ? FloatVector.fromMemorySegment(F512, w, base + M, LE) : null;
-            FloatVector m1 = minimum ? FloatVector.fromMemorySegment(F512, w, base + M + 64, LE) : null;
             int o = (32 * b - k0) * ROWS;
-            for (int l = 0; l < 16; l++) {
-                for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < 2; h++) {
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
+                for (int l = 0; l < 16; l++) {
                     ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
-                    FloatVector d = h == 0 ? d0 : d1;
-                    FloatVector lo =
-                            (FloatVector) q.and((byte) 0x0F).sub(offset).convertShape(VectorOperators.B2F, F512, 0);
-                    FloatVector hi = (FloatVector)
-                            q.lanewise(VectorOperators.LSHR, 4).sub(offset).convertShape(VectorOperators.B2F, F512, 0);
-                    lo = lo.mul(d);
-                    hi = hi.mul(d);
-                    if (minimum) {
-                        lo = lo.add(h == 0 ? m0 : m1);
-                        hi = hi.add(h == 0 ? m0 : m1);
-                    }
-                    lo.intoArray(dst, o + l * ROWS + 16 * h);
-                    hi.intoArray(dst, o + (l + 16) * ROWS + 16 * h);
+                    ((FloatVector) q.and((byte) 0x0F).sub((byte) 8).convertShape(VectorOperators.B2F, F512, 0))
+                            .mul(d)
+                            .intoArray(dst, o + l * ROWS + 16 * h);
+                    ((FloatVector) q.lanewise(VectorOperators.LSHR, 4)
+                                    .sub((byte) 8)
+                                    .convertShape(VectorOperators.B2F, F512, 0))
+                            .mul(d)
+                            .intoArray(dst, o + (l + 16) * ROWS + 16 * h);
+                }
+            }
+        }
+    }
+
+    private static void dequantizeGroupQ4_1(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int gb = groupBlockBytes(GgmlType.Q4_1);
+        int blocks = cols / 32;
+        for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
+            long base = ((long) g * blocks + b) * gb;
+            int o = (32 * b - k0) * ROWS;
+            for (int h = 0; h < 2; h++) {
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
+                FloatVector m = FloatVector.fromMemorySegment(F512, w, base + M + 64L * h, LE);
+                for (int l = 0; l < 16; l++) {
+                    ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
+                    ((FloatVector) q.and((byte) 0x0F).convertShape(VectorOperators.B2F, F512, 0))
+                            .mul(d)
+                            .add(m)
+                            .intoArray(dst, o + l * ROWS + 16 * h);
+                    ((FloatVector) q.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F512, 0))
+                            .mul(d)
+                            .add(m)
+                            .intoArray(dst, o + (l + 16) * ROWS + 16 * h);
                 }
             }
         }
