@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.Set;
 import org.jacap.JacapException;
 import org.jacap.gguf.GgufFile;
 import org.jacap.gguf.GgufMetadata;
@@ -125,7 +126,7 @@ public final class Model implements AutoCloseable {
      * Touches one byte per page of every tensor so the first token does not stall on page faults;
      * not those in {@code copied}, whose products all read a copy made at load.
      */
-    private static int pageIn(GgufFile file, LoadProgress progress, java.util.Set<String> copied) {
+    private static int pageIn(GgufFile file, LoadProgress progress, Set<String> copied) {
         long total = 0;
         for (GgufTensorInfo t : file.tensors()) {
             total += t.byteSize();

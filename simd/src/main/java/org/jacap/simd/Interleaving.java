@@ -8,9 +8,10 @@ import org.jacap.gguf.GgmlType;
  * Load-time repacking of Q4_K, Q6_K, Q4_0, Q4_1 and, at 512 bits ({@link #pays}), Q8_0 (with Q5_0,
  * widened to it) matrices for decode: 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved},
  * {@link Q4BlockInterleaved}, {@link Q8_0Interleaved}), so a product of one token multiplies each
- * column into 32 rows at once instead of summing pairs and scaling within each row. The stored data stays (prefill dequantizes
- * it), so a repacked matrix takes about twice its bytes, in a mapped file that the OS can page
- * out like the model's own. The same integer sums per row and super-block as the stored kernel;
+ * column into 32 rows at once instead of summing pairs and scaling within each row. The copy is a
+ * mapped file that the OS can page out like the model's own. Q4_K and Q6_K prefill dequantizes
+ * the stored data, so those matrices keep both; Q8_0, Q4_0 and Q4_1 prefill reads the copy at 512
+ * bits ({@link #readsCopyOnly}), and the loader lets their stored pages go. The same integer sums per row and super-block as the stored kernel;
  * only the float order changes (each row's super-blocks in order, one lane per row).
  * {@code -Djacap.interleave=false} keeps the stored layout only.
  *
@@ -114,12 +115,13 @@ public final class Interleaving {
      * where it is also an embedding table, or with {@code --precision f32}.
      */
     public static boolean readsCopyOnly(WeightMatrix m) {
-        return m.interleaved() != null && prefills(m.type()) && FloatLoops.WIDE_TILE;
+        return prefillsFromCopy(m) && FloatLoops.WIDE_TILE;
     }
 
-    /** Whether prefill can read {@code type}'s repacked form ({@link #dequantizeGroup}) instead of the stored data. */
-    static boolean prefills(GgmlType type) {
-        return type == GgmlType.Q8_0 || type == GgmlType.Q4_0 || type == GgmlType.Q4_1;
+    /** Whether a batch's product can read {@code m}'s repacked form ({@link #dequantizeGroup}) with the 16-lane tile. */
+    static boolean prefillsFromCopy(WeightMatrix m) {
+        GgmlType t = m.type();
+        return m.interleaved() != null && (t == GgmlType.Q8_0 || t == GgmlType.Q4_0 || t == GgmlType.Q4_1);
     }
 
     /**

@@ -299,7 +299,7 @@ public final class MatMul {
                 if (!reuseInput) {
                     pool.parallelFor(groups, packTask);
                 }
-                if (wideTile && w.interleaved() != null && Interleaving.prefills(w.type())) {
+                if (wideTile && Interleaving.prefillsFromCopy(w)) {
                     // the repacked copy only: the stored pages of the matrix are never touched
                     this.prefillCopy = w.interleaved();
                     int rowGroups = Q4KInterleaved.groups(rows);
@@ -574,6 +574,12 @@ public final class MatMul {
         }
     }
 
+    /** Columns per panel of a token block of {@code tn}: as many chunks as keep its packed activations within panelBytes. */
+    private int panelColumns(int tn, int kc) {
+        int padded = (tn + PACK - 1) / PACK * PACK;
+        return Math.max(kc, (panelBytes / (4 * padded)) / kc * kc);
+    }
+
     /**
      * {@link #matMulRows} from a repacked matrix (Q8_0, Q4_0, Q4_1 at 512 bits): per group of 32 rows
      * and column chunk, the weights dequantized column-major ({@link Interleaving#dequantizeGroup},
@@ -591,8 +597,7 @@ public final class MatMul {
         final int tRows = FloatLoops.T_ROWS;
         for (int t0 = 0; t0 < batch; t0 += tokenBlock) {
             int tn = Math.min(tokenBlock, batch - t0);
-            int padded = (tn + PACK - 1) / PACK * PACK;
-            int panel = Math.max(kc, (panelBytes / (4 * padded)) / kc * kc);
+            int panel = panelColumns(tn, kc);
             for (int p0 = 0; p0 < cols; p0 += panel) {
                 int pEnd = Math.min(cols, p0 + panel);
                 for (int g = groupStart; g < groupEnd; g++) {
@@ -663,9 +668,7 @@ public final class MatMul {
         final int kc = Math.min(kChunk, cols);
         for (int t0 = 0; t0 < batch; t0 += tokenBlock) {
             int tn = Math.min(tokenBlock, batch - t0);
-            // Column panel: as many chunks as keep the block's packed activations within panelBytes.
-            int padded = (tn + PACK - 1) / PACK * PACK;
-            int panel = Math.max(kc, (panelBytes / (4 * padded)) / kc * kc);
+            int panel = panelColumns(tn, kc);
             for (int p0 = 0; p0 < cols; p0 += panel) {
                 int pEnd = Math.min(cols, p0 + panel);
                 for (int g = groupStart; g < groupEnd; g++) {
