@@ -41,7 +41,7 @@ public final class EvictionPolicies {
     private static final List<Entry> RELEVANCE_REGISTRY = List.of(
             new Entry("snapkv", s -> snapKv(s, 32)),
             new Entry("tova", s -> new TovaScorer()),
-            new Entry("h2o", s -> observed(s, FusedJacapScorer.DEFAULT_RELEVANCE)),
+            new Entry("h2o", s -> observed(s, FusedJacapScorer.VALUE_AWARE_ATTENTION)),
             new Entry("jacap-observed", s -> JacapScorer.observed()),
             new Entry("none", s -> null));
 

@@ -5,9 +5,11 @@ import org.jacap.kv.eviction.math.TopK;
 
 /**
  * The default {@code jacap}: the paper's capacity ranking ({@link JacapScorer}, kept as
- * {@code jacap-paper}) fused with an observed-attention ranking, plus sinks and a recent window
- * inside the budget. On real text the capacity score alone keeps what a later question needs but
- * drops the recent text the next tokens need (docs/eviction.md); attention alone is the reverse.
+ * {@code jacap-paper}) fused with a relevance ranking, plus sinks and a recent window inside the
+ * budget. On real text the capacity score alone keeps what a later question needs but drops the
+ * recent text the next tokens need (docs/eviction.md); attention alone is the reverse. Since
+ * 2026-12-06 the relevance is the capacity score weighed by the attention each entry received
+ * ({@code jacap-observed}): the two {@code ᾱ}s, the paper's and the observed, split the budget.
  *
  * <p>Per KV head, with rank 0 the best of each ranking, the fused key of entry i is
  * {@code min(rank_rel(i) / share, rank_cap(i) / (1 − share))}: a budget of k keeps about the
@@ -121,13 +123,22 @@ public record FusedJacapScorer(
     }
 
     /**
-     * The default relevance: H2O's observed attention weighed by what evicting the entry would
-     * change in each query head's output through W_O, the group's largest ({@link ValueWeight#OUTPUT},
-     * {@link GroupReduction#MAX}). On 24 windows of both real models it has a lower KL than H2O at
-     * 0.5 and 0.9 (docs/eviction.md, "Value-aware relevance").
+     * H2O's observed attention weighed by what evicting the entry would change in each query head's
+     * output through W_O, the group's largest ({@link ValueWeight#OUTPUT}, {@link GroupReduction#MAX}):
+     * {@code relevance=h2o}, the default relevance from 2026-12-02 to 2026-12-06. On 24 windows of
+     * both real models it has a lower KL than H2O at 0.5 and 0.9 (docs/eviction.md, "Value-aware relevance").
      */
-    public static final ObservedAttentionScorer DEFAULT_RELEVANCE =
+    public static final ObservedAttentionScorer VALUE_AWARE_ATTENTION =
             new ObservedAttentionScorer(ValueWeight.OUTPUT, GroupReduction.MAX);
+
+    /**
+     * The default relevance since 2026-12-06: the capacity score with the attention each entry
+     * received as its weight ({@link JacapScorer#observed()}), so the two {@code ᾱ}s split the budget.
+     * On 100 windows of both real models at 1,024 it kept the KL within 3% of
+     * {@link #VALUE_AWARE_ATTENTION}'s (lower in four of six cells) and the passkey at 0.9 on Gemma 3
+     * 0.58 → 0.99, SmolLM2 0.34 → 0.59 (docs/eviction.md, "The two ᾱs on 100 windows").
+     */
+    public static final JacapScorer DEFAULT_RELEVANCE = JacapScorer.observed();
 
     /** The default {@code reserve}: half of a budget up to 96 entries (docs/eviction.md). */
     public static final int DEFAULT_RESERVE = 48;
@@ -149,14 +160,13 @@ public record FusedJacapScorer(
     public static final WindowLead DEFAULT_WINDOW_LEAD = new WindowLead(0.1, DEFAULT_WINDOW_QUERIES);
 
     /**
-     * Measured defaults (docs/eviction.md, 100 windows of both real models): H2O's accumulated
-     * attention, weighed by what each entry's value adds to the heads' outputs
-     * ({@link #DEFAULT_RELEVANCE}), leads every budget, SnapKV's observation window a tenth of it
+     * Measured defaults (docs/eviction.md, 100 windows of both real models): the capacity score
+     * weighed by the attention each entry received ({@link #DEFAULT_RELEVANCE}) leads every budget, SnapKV's observation window a tenth of it
      * ({@link #DEFAULT_WINDOW_LEAD}), the paper's capacity ranking takes at most its best 48 entries
      * ({@link #DEFAULT_RESERVE}) and 36.5% of a smaller budget (what {@link #DEFAULT_SHARE} and the
      * window leave), 4 sinks, no recent window, one regime at every length.
-     * Against TOVA as the relevance with half of every budget (an earlier default) this halves Gemma
-     * 3's KL at 0.5; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
+     * Against TOVA as the relevance with half of every budget (an earlier default) the value-aware
+     * attention halved Gemma 3's KL at 0.5; 32 entries were too few to keep the passkey at 0.9 on Gemma 3.
      */
     public static FusedJacapScorer defaults() {
         return new FusedJacapScorer(

@@ -126,7 +126,7 @@ class FusedJacapScorerTest {
     @Test
     void aLayerAsLongAsTheLongContextIsScoredByItsRegime() {
         FusedJacapScorer.LongContext at60 = new FusedJacapScorer.LongContext(60, 32, 10);
-        FusedJacapScorer h2o = new FusedJacapScorer(FusedJacapScorer.DEFAULT_RELEVANCE, capacity, 0.6, 4, 0, 20);
+        FusedJacapScorer h2o = new FusedJacapScorer(FusedJacapScorer.VALUE_AWARE_ATTENTION, capacity, 0.6, 4, 0, 20);
         FusedJacapScorer switching = new FusedJacapScorer(h2o.relevance(), capacity, 0.6, 4, 0, 20, at60, null);
         FusedJacapScorer window = new FusedJacapScorer(new SnapKvScorer(32, 5), capacity, 0.6, 4, 0, 10);
         assertThat(snapshot.head(0).length()).isEqualTo(60);
@@ -143,7 +143,7 @@ class FusedJacapScorerTest {
     /** Three rankings: each entry's key is its best rank over its ranking's share, capacity's only inside the reserve. */
     @Test
     void aWindowLeadIsAThirdRankingWithItsOwnShare() {
-        KvScorer accumulated = FusedJacapScorer.DEFAULT_RELEVANCE;
+        KvScorer accumulated = FusedJacapScorer.VALUE_AWARE_ATTENTION;
         FusedJacapScorer.WindowLead lead = new FusedJacapScorer.WindowLead(0.3, 16);
         FusedJacapScorer three = new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10, null, lead);
         double[][] rel = accumulated.score(snapshot);
@@ -265,10 +265,9 @@ class FusedJacapScorerTest {
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
         assertThat(FusedJacapScorer.defaults().spec())
                 .contains(
-                        "relevance=h2o",
+                        "relevance=jacap-observed,",
                         "share=0.535",
                         "reserve=48",
-                        "values=output,group=max",
                         "long_from=never",
                         "window_share=0.1,window_queries=64");
         // the default before 2026-12-04, and a single ranking, have no window lead unless told
@@ -280,12 +279,21 @@ class FusedJacapScorerTest {
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=0.95"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("share + window_share <= 1");
-        // relevance=h2o keeps the default's value weighting; the plain H2O relevance (the default before) is spelt out
-        assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.DEFAULT_RELEVANCE);
-        FusedJacapScorer plain = (FusedJacapScorer) EvictionPolicies.scorer("jacap:values=none,group=mean");
+        assertThat(FusedJacapScorer.defaults().spec()).doesNotContain("values=");
+        assertThat(FusedJacapScorer.defaults().relevance()).isEqualTo(JacapScorer.observed());
+        // the default before 2026-12-06 is spelt relevance=h2o: the value-aware attention; the plain H2O is spelt out
+        assertThat(reserved.relevance()).isEqualTo(FusedJacapScorer.VALUE_AWARE_ATTENTION);
+        FusedJacapScorer valueAware = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o");
+        assertThat(valueAware.spec()).contains("relevance=h2o,", "values=output,group=max");
+        assertThat(EvictionPolicies.scorer(valueAware.spec())).isEqualTo(valueAware);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:values=none"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("values");
+        FusedJacapScorer plain =
+                (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,values=none,group=mean");
         assertThat(plain.relevance()).isEqualTo(new ObservedAttentionScorer());
         assertThat(EvictionPolicies.scorer(plain.spec())).isEqualTo(plain);
-        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:values=loud"))
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=h2o,values=loud"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("none, norm, deviation, output");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=tova,values=output"))

@@ -109,7 +109,7 @@ class ObservedAttentionScorerTest {
         ObservedAttentionScorer dev = new ObservedAttentionScorer(ValueWeight.DEVIATION, GroupReduction.MAX);
         assertThat(dev.spec()).isEqualTo("h2o:values=deviation,group=max");
         assertThat(EvictionPolicies.scorer(dev.spec())).isEqualTo(dev);
-        KvScorer fused = EvictionPolicies.scorer("jacap:values=norm");
+        KvScorer fused = EvictionPolicies.scorer("jacap:relevance=h2o,values=norm");
         assertThat(fused.spec()).contains("relevance=h2o").contains("values=norm,group=max");
         assertThat(EvictionPolicies.scorer(fused.spec())).isEqualTo(fused);
     }
