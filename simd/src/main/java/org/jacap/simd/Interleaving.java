@@ -9,9 +9,9 @@ import org.jacap.gguf.GgmlType;
  * widened to it) matrices for decode: 32 rows side by side ({@link Q4KInterleaved}, {@link Q6KInterleaved},
  * {@link Q4BlockInterleaved}, {@link Q8_0Interleaved}), so a product of one token multiplies each
  * column into 32 rows at once instead of summing pairs and scaling within each row. The copy is a
- * mapped file that the OS can page out like the model's own. Q4_K and Q6_K prefill dequantizes
- * the stored data, so those matrices keep both; Q8_0, Q4_0 and Q4_1 prefill reads the copy at 512
- * bits ({@link #readsCopyOnly}), and the loader lets their stored pages go. The same integer sums per row and super-block as the stored kernel;
+ * mapped file that the OS can page out like the model's own. At 512 bits prefill reads the copy
+ * too ({@link #readsCopyOnly}), and the loader lets the stored pages go; at 256 bits prefill
+ * dequantizes the stored data, so the matrices keep both. The same integer sums per row and super-block as the stored kernel;
  * only the float order changes (each row's super-blocks in order, one lane per row).
  * {@code -Djacap.interleave=false} keeps the stored layout only.
  *
@@ -111,7 +111,7 @@ public final class Interleaving {
 
     /**
      * Whether both products of {@code m} read its repacked copy: one token's and, at 512 bits
-     * ({@link FloatLoops#WIDE_TILE}), a batch's (Q8_0, Q4_0, Q4_1). Its stored data is then read only
+     * ({@link FloatLoops#WIDE_TILE}), a batch's. Its stored data is then read only
      * where it is also an embedding table, or with {@code --precision f32}.
      */
     public static boolean readsCopyOnly(WeightMatrix m) {
@@ -120,8 +120,7 @@ public final class Interleaving {
 
     /** Whether a batch's product can read {@code m}'s repacked form ({@link #dequantizeGroup}) with the 16-lane tile. */
     static boolean prefillsFromCopy(WeightMatrix m) {
-        GgmlType t = m.type();
-        return m.interleaved() != null && (t == GgmlType.Q8_0 || t == GgmlType.Q4_0 || t == GgmlType.Q4_1);
+        return m.interleaved() != null; // every type with a copy has a column-major dequantizer
     }
 
     /**
@@ -131,7 +130,19 @@ public final class Interleaving {
      */
     static void dequantizeGroup(
             GgmlType type, boolean vectorized, MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
-        if (type == GgmlType.Q8_0) {
+        if (type == GgmlType.Q4_K) {
+            if (vectorized) {
+                Q4KInterleaved.dequantizeGroup(w, g, cols, k0, kn, dst);
+            } else {
+                Q4KInterleaved.dequantizeGroupScalar(w, g, cols, k0, kn, dst);
+            }
+        } else if (type == GgmlType.Q6_K) {
+            if (vectorized) {
+                Q6KInterleaved.dequantizeGroup(w, g, cols, k0, kn, dst);
+            } else {
+                Q6KInterleaved.dequantizeGroupScalar(w, g, cols, k0, kn, dst);
+            }
+        } else if (type == GgmlType.Q8_0) {
             if (vectorized) {
                 Q8_0Interleaved.dequantizeGroup(w, g, cols, k0, kn, dst);
             } else {

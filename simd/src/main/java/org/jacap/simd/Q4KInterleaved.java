@@ -394,4 +394,69 @@ final class Q4KInterleaved {
             out[outOff + r] = acc - min;
         }
     }
+
+    /**
+     * Columns {@code [k0, k0+kn)} (multiples of 256) of group {@code g} of the repacked matrix
+     * {@code w} as floats, {@code dst[(k − k0)·32 + r]}: per row {@code q·(d·sc) − dmin·m}, the
+     * stored dequantizer's operations ({@link Q4KKernel#dequantize}), so the same values.
+     */
+    static void dequantizeGroup(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 256;
+        for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            int o = (256 * b - k0) * ROWS;
+            for (int h = 0; h < 2; h++) {
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
+                FloatVector dmin = FloatVector.fromMemorySegment(F512, w, base + DMIN + 64L * h, LE);
+                for (int c = 0; c < 4; c++) {
+                    FloatVector d1 = d.mul(bytesAsFloats(w, base + SC + (2 * c) * ROWS + 16 * h));
+                    FloatVector m1 = dmin.mul(bytesAsFloats(w, base + MN + (2 * c) * ROWS + 16 * h));
+                    FloatVector d2 = d.mul(bytesAsFloats(w, base + SC + (2 * c + 1) * ROWS + 16 * h));
+                    FloatVector m2 = dmin.mul(bytesAsFloats(w, base + MN + (2 * c + 1) * ROWS + 16 * h));
+                    for (int l = 0; l < 32; l++) {
+                        ByteVector q = ByteVector.fromMemorySegment(
+                                B128, w, base + QS + (long) (32 * c + l) * ROWS + 16 * h, LE);
+                        ((FloatVector) q.and((byte) 0x0F).convertShape(VectorOperators.B2F, F512, 0))
+                                .mul(d1)
+                                .sub(m1)
+                                .intoArray(dst, o + (64 * c + l) * ROWS + 16 * h);
+                        ((FloatVector) q.lanewise(VectorOperators.LSHR, 4).convertShape(VectorOperators.B2F, F512, 0))
+                                .mul(d2)
+                                .sub(m2)
+                                .intoArray(dst, o + (64 * c + 32 + l) * ROWS + 16 * h);
+                    }
+                }
+            }
+        }
+    }
+
+    /** 16 unsigned bytes (6-bit scales or minimums, so the sign bit is clear) as floats. */
+    private static FloatVector bytesAsFloats(MemorySegment w, long offset) {
+        return (FloatVector)
+                ByteVector.fromMemorySegment(B128, w, offset, LE).convertShape(VectorOperators.B2F, F512, 0);
+    }
+
+    /** Scalar twin of {@link #dequantizeGroup}. */
+    static void dequantizeGroupScalar(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 256;
+        for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            int o = (256 * b - k0) * ROWS;
+            for (int r = 0; r < ROWS; r++) {
+                float d = w.get(FLOAT, base + D + 4L * r);
+                float dmin = w.get(FLOAT, base + DMIN + 4L * r);
+                for (int c = 0; c < 4; c++) {
+                    float d1 = d * w.get(BYTE, base + SC + (2 * c) * ROWS + r);
+                    float m1 = dmin * w.get(BYTE, base + MN + (2 * c) * ROWS + r);
+                    float d2 = d * w.get(BYTE, base + SC + (2 * c + 1) * ROWS + r);
+                    float m2 = dmin * w.get(BYTE, base + MN + (2 * c + 1) * ROWS + r);
+                    for (int l = 0; l < 32; l++) {
+                        int q = w.get(BYTE, base + QS + (long) (32 * c + l) * ROWS + r) & 0xFF;
+                        dst[o + (64 * c + l) * ROWS + r] = d1 * (q & 0x0F) - m1;
+                        dst[o + (64 * c + 32 + l) * ROWS + r] = d2 * (q >>> 4) - m2;
+                    }
+                }
+            }
+        }
+    }
 }

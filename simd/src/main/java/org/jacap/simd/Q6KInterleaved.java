@@ -245,4 +245,47 @@ final class Q6KInterleaved {
             out[outOff + r] = acc;
         }
     }
+
+    /**
+     * Columns {@code [k0, k0+kn)} (multiples of 256) of group {@code g} of the repacked matrix
+     * {@code w} as floats, {@code dst[(k − k0)·32 + r]}: per row {@code (d·sc)·q}, the stored
+     * dequantizer's operations ({@link Q6KKernel#dequantize}), so the same values.
+     */
+    static void dequantizeGroup(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 256;
+        for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            int o = (256 * b - k0) * ROWS;
+            for (int h = 0; h < 2; h++) {
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
+                for (int j = 0; j < 16; j++) {
+                    FloatVector ds = d.mul((FloatVector)
+                            ByteVector.fromMemorySegment(B128, w, base + SC + (long) j * ROWS + 16 * h, LE)
+                                    .convertShape(VectorOperators.B2F, F512, 0));
+                    for (int i = 16 * j; i < 16 * j + 16; i++) {
+                        ((FloatVector) ByteVector.fromMemorySegment(B128, w, base + (long) i * ROWS + 16 * h, LE)
+                                        .convertShape(VectorOperators.B2F, F512, 0))
+                                .mul(ds)
+                                .intoArray(dst, o + i * ROWS + 16 * h);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Scalar twin of {@link #dequantizeGroup}. */
+    static void dequantizeGroupScalar(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
+        int blocks = cols / 256;
+        for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
+            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            int o = (256 * b - k0) * ROWS;
+            for (int r = 0; r < ROWS; r++) {
+                float d = w.get(FLOAT, base + D + 4L * r);
+                for (int i = 0; i < 256; i++) {
+                    float ds = d * w.get(BYTE, base + SC + (long) (i / 16) * ROWS + r);
+                    dst[o + i * ROWS + r] = ds * w.get(BYTE, base + (long) i * ROWS + r);
+                }
+            }
+        }
+    }
 }

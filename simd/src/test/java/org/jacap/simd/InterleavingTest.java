@@ -224,26 +224,26 @@ class InterleavingTest {
     }
 
     /**
-     * Prefill from the repacked copy (Q8_0, Q4_0, Q4_1 at 512 bits): the column-major dequantizer
-     * gives the stored dequantizer's values (and its scalar twin's), and MatMul's product of a
-     * batch is the stored path's bit for bit, over several column chunks, odd row counts and an odd
-     * last token group.
+     * Prefill from the repacked copy (every repacked type, at 512 bits): the column-major
+     * dequantizer gives the stored dequantizer's values (and its scalar twin's) for columns from
+     * 256 on, and MatMul's product of a batch is the stored path's bit for bit, over several column
+     * chunks, odd row counts and an odd last token group.
      */
     @ParameterizedTest
-    @CsvSource({"Q8_0", "Q4_0", "Q4_1"})
-    void prefillFromTheRepackedCopyIsTheStoredPathBitForBit(GgmlType type) {
+    @CsvSource({"Q8_0, 576", "Q4_0, 576", "Q4_1, 576", "Q4_K, 768", "Q6_K, 768"})
+    void prefillFromTheRepackedCopyIsTheStoredPathBitForBit(GgmlType type, int cols) {
         int rows = 70;
-        int cols = 576;
+        int kn = cols - 256;
         WeightMatrix stored = matrix(type, rows, cols, 21);
         WeightMatrix m = Interleaving.repack(stored);
         WeightMatrix decoy = new WeightMatrix(matrix(type, rows, cols, 99).data(), type, rows, cols, m.interleaved());
         TypeKernel k = Kernels.of(type);
         float[] row = new float[cols];
-        float[] vec = new float[32 * 320];
-        float[] twin = new float[32 * 320];
+        float[] vec = new float[32 * kn];
+        float[] twin = new float[32 * kn];
         for (int g = 0; g < 3; g++) {
-            Interleaving.dequantizeGroup(type, true, m.interleaved(), g, cols, 256, 320, vec);
-            Interleaving.dequantizeGroup(type, false, m.interleaved(), g, cols, 256, 320, twin);
+            Interleaving.dequantizeGroup(type, true, m.interleaved(), g, cols, 256, kn, vec);
+            Interleaving.dequantizeGroup(type, false, m.interleaved(), g, cols, 256, kn, twin);
             assertThat(vec).containsExactly(twin);
             for (int r = 32 * g; r < Math.min(rows, 32 * g + 32); r++) {
                 k.dequantizeScalar(stored.data(), r * stored.rowBytes(), row, 0, cols);
