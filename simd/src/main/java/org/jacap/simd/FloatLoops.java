@@ -189,19 +189,28 @@ final class FloatLoops {
     /**
      * {@link #tile6x32} for 8 rows of weights stored column-major in groups of 32 rows, as a
      * repacked matrix dequantizes ({@code w[wOff + 32k + r]}): 8 rows x 32 tokens, group {@code xa}
-     * into {@code acc[0..128)} and group {@code xb} into {@code acc[128..256)} (each
-     * {@code r*16 + t}). Per k: 2 vector loads and 8 broadcasts feed 16 FMAs. Each lane sums in k
+     * into {@code acc[accOff ..+128)} and group {@code xb} into {@code acc[accOff+128 ..+256)} (each
+     * {@code r*16 + t}), continuing the sums already there, so a caller can split k into blocks
+     * that stay in L1. Per k: 2 vector loads and 8 broadcasts feed 16 FMAs. Each lane sums in k
      * order with FMA, as {@link #tile6x32} does, so a row gets the same bits from either layout.
      */
-    static void tile8x32T(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc) {
-        FloatVector c0a = FloatVector.zero(F512), c0b = FloatVector.zero(F512);
-        FloatVector c1a = FloatVector.zero(F512), c1b = FloatVector.zero(F512);
-        FloatVector c2a = FloatVector.zero(F512), c2b = FloatVector.zero(F512);
-        FloatVector c3a = FloatVector.zero(F512), c3b = FloatVector.zero(F512);
-        FloatVector c4a = FloatVector.zero(F512), c4b = FloatVector.zero(F512);
-        FloatVector c5a = FloatVector.zero(F512), c5b = FloatVector.zero(F512);
-        FloatVector c6a = FloatVector.zero(F512), c6b = FloatVector.zero(F512);
-        FloatVector c7a = FloatVector.zero(F512), c7b = FloatVector.zero(F512);
+    static void tile8x32T(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc, int accOff) {
+        FloatVector c0a = FloatVector.fromArray(F512, acc, accOff);
+        FloatVector c1a = FloatVector.fromArray(F512, acc, accOff + 16);
+        FloatVector c2a = FloatVector.fromArray(F512, acc, accOff + 32);
+        FloatVector c3a = FloatVector.fromArray(F512, acc, accOff + 48);
+        FloatVector c4a = FloatVector.fromArray(F512, acc, accOff + 64);
+        FloatVector c5a = FloatVector.fromArray(F512, acc, accOff + 80);
+        FloatVector c6a = FloatVector.fromArray(F512, acc, accOff + 96);
+        FloatVector c7a = FloatVector.fromArray(F512, acc, accOff + 112);
+        FloatVector c0b = FloatVector.fromArray(F512, acc, accOff + 128);
+        FloatVector c1b = FloatVector.fromArray(F512, acc, accOff + 144);
+        FloatVector c2b = FloatVector.fromArray(F512, acc, accOff + 160);
+        FloatVector c3b = FloatVector.fromArray(F512, acc, accOff + 176);
+        FloatVector c4b = FloatVector.fromArray(F512, acc, accOff + 192);
+        FloatVector c5b = FloatVector.fromArray(F512, acc, accOff + 208);
+        FloatVector c6b = FloatVector.fromArray(F512, acc, accOff + 224);
+        FloatVector c7b = FloatVector.fromArray(F512, acc, accOff + 240);
         for (int k = 0; k < n; k++) {
             FloatVector x0 = FloatVector.fromArray(F512, xp, xa + PACK * k);
             FloatVector x1 = FloatVector.fromArray(F512, xp, xb + PACK * k);
@@ -231,35 +240,36 @@ final class FloatLoops {
             c7a = x0.fma(b, c7a);
             c7b = x1.fma(b, c7b);
         }
-        c0a.intoArray(acc, 0);
-        c1a.intoArray(acc, 16);
-        c2a.intoArray(acc, 32);
-        c3a.intoArray(acc, 48);
-        c4a.intoArray(acc, 64);
-        c5a.intoArray(acc, 80);
-        c6a.intoArray(acc, 96);
-        c7a.intoArray(acc, 112);
-        c0b.intoArray(acc, 128);
-        c1b.intoArray(acc, 144);
-        c2b.intoArray(acc, 160);
-        c3b.intoArray(acc, 176);
-        c4b.intoArray(acc, 192);
-        c5b.intoArray(acc, 208);
-        c6b.intoArray(acc, 224);
-        c7b.intoArray(acc, 240);
+        c0a.intoArray(acc, accOff);
+        c1a.intoArray(acc, accOff + 16);
+        c2a.intoArray(acc, accOff + 32);
+        c3a.intoArray(acc, accOff + 48);
+        c4a.intoArray(acc, accOff + 64);
+        c5a.intoArray(acc, accOff + 80);
+        c6a.intoArray(acc, accOff + 96);
+        c7a.intoArray(acc, accOff + 112);
+        c0b.intoArray(acc, accOff + 128);
+        c1b.intoArray(acc, accOff + 144);
+        c2b.intoArray(acc, accOff + 160);
+        c3b.intoArray(acc, accOff + 176);
+        c4b.intoArray(acc, accOff + 192);
+        c5b.intoArray(acc, accOff + 208);
+        c6b.intoArray(acc, accOff + 224);
+        c7b.intoArray(acc, accOff + 240);
     }
 
     /** Scalar twin of {@link #tile8x32T}. */
-    static void tile8x32TScalar(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc) {
+    static void tile8x32TScalar(float[] w, int wOff, float[] xp, int xa, int xb, int n, float[] acc, int accOff) {
         for (int half = 0; half < 2; half++) {
             int x0 = half == 0 ? xa : xb;
             for (int r = 0; r < T_ROWS; r++) {
                 for (int t = 0; t < PACK; t++) {
-                    float s = 0f;
+                    int a = accOff + 128 * half + r * PACK + t;
+                    float s = acc[a];
                     for (int k = 0; k < n; k++) {
                         s = Math.fma(xp[x0 + PACK * k + t], w[wOff + 32 * k + r], s);
                     }
-                    acc[128 * half + r * PACK + t] = s;
+                    acc[a] = s;
                 }
             }
         }

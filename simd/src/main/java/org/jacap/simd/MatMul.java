@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.Arrays;
 import java.util.Objects;
 import org.jacap.gguf.GgmlType;
 
@@ -43,6 +44,13 @@ public final class MatMul {
     static final int TOKEN_BLOCK = 128;
     /** Columns decoded per row piece (6 rows x 2048 floats = 48 KiB of scratch per thread). */
     static final int K_CHUNK = 2048;
+
+    /**
+     * Columns per k block of {@link #matMulRepackedRows}: a block's weights (32 rows) and one token
+     * pair's activations take 16 KiB each, so both stay in a 48 KiB L1 while four tiles and every
+     * token pair of the block reuse them.
+     */
+    static final int K_BLOCK = 128;
     /** Activation bytes a column panel may take: about a third of a 512 KiB L2. */
     static final int PANEL_BYTES = 192 * 1024;
 
@@ -121,6 +129,8 @@ public final class MatMul {
     private final float[][] weightScratch;
     /** Per worker, 32 rows x kChunk columns of a repacked matrix, column-major ({@link #matMulRepackedRows}). */
     private final float[][] groupScratch;
+    /** Per worker, the sums of a token block x 32 rows as 8-row tiles ({@link #matMulRepackedRows}). */
+    private final float[][] groupAccumulators;
 
     private final float[][] tileScratch;
     private final DotScratch[] dotScratch;
@@ -208,6 +218,9 @@ public final class MatMul {
         this.panelBytes = panelBytes;
         this.weightScratch = new float[pool.threads()][PREFILL_ROWS * kChunk];
         this.groupScratch = new float[pool.threads()][this.wideTile ? Q4KInterleaved.ROWS * kChunk : 0];
+        int tokenPairs = (tokenBlock + 2 * PACK - 1) / (2 * PACK);
+        this.groupAccumulators =
+                new float[pool.threads()][this.wideTile ? tokenPairs * Q4KInterleaved.ROWS * 2 * PACK : 0];
         this.tileScratch = new float[pool.threads()][2 * Math.max(PREFILL_ROWS, FloatLoops.T_ROWS) * PACK];
         this.dotScratch = new DotScratch[pool.threads()];
         for (int i = 0; i < dotScratch.length; i++) {
@@ -581,43 +594,70 @@ public final class MatMul {
     }
 
     /**
-     * {@link #matMulRows} from a repacked matrix (Q8_0, Q4_0, Q4_1 at 512 bits): per group of 32 rows
-     * and column chunk, the weights dequantized column-major ({@link Interleaving#dequantizeGroup},
-     * the stored dequantizer's values), then four 8-row tiles ({@link FloatLoops#tile8x32T}) with
-     * the same chunks and k order per lane as the stored path: the same bits, from one copy.
+     * {@link #matMulRows} from a repacked matrix (at 512 bits): per group of 32 rows and column
+     * chunk, the weights dequantized column-major ({@link Interleaving#dequantizeGroup}, the stored
+     * dequantizer's values), then 8-row tiles ({@link FloatLoops#tile8x32T}) over k blocks of
+     * {@link #K_BLOCK}: within a block every token pair and tile of the group runs on weights and
+     * activations that stay in L1 (a whole chunk streamed them from L2 once per tile), and the
+     * tiles continue their sums from block to block, so each lane still sums the chunk in k order
+     * as the stored path does: the same bits, from one copy.
      */
     private void matMulRepackedRows(int groupStart, int groupEnd, int worker) {
         final GgmlType type = kernel.type();
         final MemorySegment seg = prefillCopy;
         final float[] wt = groupScratch[worker];
-        final float[] acc = tileScratch[worker];
+        final float[] acc = groupAccumulators[worker];
         final int rows = this.rows;
         final int cols = this.cols;
         final int kc = Math.min(kChunk, cols);
         final int tRows = FloatLoops.T_ROWS;
+        final int tile = 2 * tRows * PACK; // one tile's sums: 8 rows x two token groups
+        final int tilesPerGroup = Q4KInterleaved.ROWS / tRows;
         for (int t0 = 0; t0 < batch; t0 += tokenBlock) {
             int tn = Math.min(tokenBlock, batch - t0);
+            int pairs = (tn + 2 * PACK - 1) / (2 * PACK);
             int panel = panelColumns(tn, kc);
             for (int p0 = 0; p0 < cols; p0 += panel) {
                 int pEnd = Math.min(cols, p0 + panel);
                 for (int g = groupStart; g < groupEnd; g++) {
                     int r0 = g * Q4KInterleaved.ROWS;
                     int rn = Math.min(Q4KInterleaved.ROWS, rows - r0);
+                    int tiles = (rn + tRows - 1) / tRows;
                     for (int k0 = p0; k0 < pEnd; k0 += kc) {
                         int kn = Math.min(kc, pEnd - k0);
                         Interleaving.dequantizeGroup(type, true, seg, g, cols, k0, kn, wt);
-                        for (int tg = t0; tg < t0 + tn; tg += 2 * PACK) {
-                            int xa = tg * cols + k0 * PACK; // group tg/16 starts at tg*cols
+                        Arrays.fill(acc, 0, pairs * tilesPerGroup * tile, 0f);
+                        for (int kb = 0; kb < kn; kb += K_BLOCK) {
+                            int kbn = Math.min(K_BLOCK, kn - kb);
+                            for (int p = 0; p < pairs; p++) {
+                                int tg = t0 + 2 * PACK * p;
+                                int xa = tg * cols + (k0 + kb) * PACK; // group tg/16 starts at tg*cols
+                                int xb = tg + PACK < t0 + tn ? xa + PACK * cols : xa;
+                                for (int s = 0; s < tiles; s++) {
+                                    FloatLoops.tile8x32T(
+                                            wt,
+                                            32 * kb + s * tRows,
+                                            packed,
+                                            xa,
+                                            xb,
+                                            kbn,
+                                            acc,
+                                            (p * tilesPerGroup + s) * tile);
+                                }
+                            }
+                        }
+                        for (int p = 0; p < pairs; p++) {
+                            int tg = t0 + 2 * PACK * p;
                             boolean pair = tg + PACK < t0 + tn;
-                            int xb = pair ? xa + PACK * cols : xa;
-                            for (int rs = 0; rs < rn; rs += tRows) {
+                            for (int s = 0; s < tiles; s++) {
+                                int rs = s * tRows;
                                 int rc = Math.min(tRows, rn - rs);
-                                FloatLoops.tile8x32T(wt, rs, packed, xa, xb, kn, acc);
-                                store(acc, 0, rc, Math.min(PACK, batch - tg), outOff + tg * rows + r0 + rs, k0 > 0);
+                                int a = (p * tilesPerGroup + s) * tile;
+                                store(acc, a, rc, Math.min(PACK, batch - tg), outOff + tg * rows + r0 + rs, k0 > 0);
                                 if (pair) {
                                     store(
                                             acc,
-                                            tRows * PACK,
+                                            a + tRows * PACK,
                                             rc,
                                             Math.min(PACK, batch - tg - PACK),
                                             outOff + (tg + PACK) * rows + r0 + rs,

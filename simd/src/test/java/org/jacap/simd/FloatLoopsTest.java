@@ -66,9 +66,24 @@ class FloatLoopsTest {
             for (int wOff : new int[] {0, 8, 24}) {
                 float[] vec = new float[256];
                 float[] twin = new float[256];
-                FloatLoops.tile8x32T(w, wOff, xp, xa, xb, n, vec);
-                FloatLoops.tile8x32TScalar(w, wOff, xp, xa, xb, n, twin);
+                FloatLoops.tile8x32T(w, wOff, xp, xa, xb, n, vec, 0);
+                FloatLoops.tile8x32TScalar(w, wOff, xp, xa, xb, n, twin, 0);
                 assertThat(vec).as("n = %d, wOff = %d", n, wOff).containsExactly(twin);
+                // k split in two calls that continue the sums (at an offset): the same bits
+                int h = n / 2;
+                for (boolean vectorized : new boolean[] {true, false}) {
+                    float[] split = new float[5 + 256];
+                    if (vectorized) {
+                        FloatLoops.tile8x32T(w, wOff, xp, xa, xb, h, split, 5);
+                        FloatLoops.tile8x32T(w, wOff + 32 * h, xp, xa + 16 * h, xb + 16 * h, n - h, split, 5);
+                    } else {
+                        FloatLoops.tile8x32TScalar(w, wOff, xp, xa, xb, h, split, 5);
+                        FloatLoops.tile8x32TScalar(w, wOff + 32 * h, xp, xa + 16 * h, xb + 16 * h, n - h, split, 5);
+                    }
+                    assertThat(java.util.Arrays.copyOfRange(split, 5, 261))
+                            .as("n = %d split at %d", n, h)
+                            .containsExactly(vec);
+                }
                 // rows wOff..wOff+5 laid out row-major: the 6-row tile gives the same sums
                 float[] rowMajor = new float[6 * n];
                 for (int r = 0; r < 6; r++) {
