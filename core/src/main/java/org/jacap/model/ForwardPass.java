@@ -302,7 +302,7 @@ final class ForwardPass {
         if (observer != null && observer.wantsAttention()) {
             task.runObserved(observer);
         } else {
-            pool.parallelFor(n * l.headCount(), task);
+            pool.parallelFor(n * task.itemsPerToken(), task);
         }
         finishAttention(a, n);
     }
@@ -480,7 +480,7 @@ final class ForwardPass {
             for (int r = 0; r < ropes.length; r++) {
                 ropeTables[r] = new float[rows][ropes[r].tableSize()];
             }
-            scores = new float[pool == null ? 1 : pool.threads()][cacheRows];
+            scores = new float[pool == null ? 1 : pool.threads()][2 * cacheRows]; // two heads' rows (attendPair)
             halfScratch =
                     new float[scores.length][HalfOnlineAttention.stateSize(config.maxKeyDim(), config.maxValueDim())];
             lengthBefore = new int[config.headCountKv()];
@@ -528,15 +528,72 @@ final class ForwardPass {
         /** See {@link ForwardPass#halfCache}. */
         private boolean halfCache;
 
+        /** Work items per token: each KV head's query heads in pairs (an odd group's last alone). */
+        int itemsPerToken() {
+            return layer.headCountKv() * pairsPerGroup();
+        }
+
+        private int pairsPerGroup() {
+            return (layer.groupSize() + 1) / 2;
+        }
+
         @Override
         public void run(int start, int end, int worker) {
             float[] scores = ws.scores[worker];
-            int heads = layer.headCount();
+            int perToken = itemsPerToken();
+            int pairs = pairsPerGroup();
+            int groupSize = layer.groupSize();
+            boolean paired = !(halfCache && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES);
             for (int item = start; item < end; item++) {
-                int t = item / heads;
-                int h = item % heads;
-                attendOne(t, h, scores, null, worker);
+                int t = item / perToken;
+                int g = (item % perToken) / pairs;
+                int first = 2 * ((item % perToken) % pairs);
+                int h = g * groupSize + first;
+                if (first + 1 >= groupSize) {
+                    attendOne(t, h, scores, null, worker);
+                } else if (paired) {
+                    attendPair(t, h, scores);
+                } else {
+                    attendOne(t, h, scores, null, worker);
+                    attendOne(t, h + 1, scores, null, worker);
+                }
             }
+        }
+
+        /**
+         * Attends token t with query heads h and h+1 of one KV head: their keys and values load once
+         * for both ({@link Attention#scores2}, {@link Attention#accumulate2}), and each head's output
+         * is the one {@link #attendOne} gives it, bit for bit.
+         */
+        private void attendPair(int t, int h, float[] buf) {
+            Workspace w = ws;
+            LayerConfig l = layer;
+            int g = h / l.groupSize();
+            int dk = l.keyLength();
+            int dv = l.valueLength();
+            int end = w.lengthBefore[g] + t + 1;
+            int begin = HalfCacheAttention.firstVisibleRow(cache, l, g, end, firstPosition + t);
+            int count = end - begin;
+            int qOff = t * l.queryDim() + h * dk;
+            int outOff = t * l.attentionOutputDim() + h * dv;
+            FloatRows keys = w.keyRows[g];
+            FloatRows values = w.valueRows[g];
+            Attention.scores2(
+                    w.q,
+                    qOff,
+                    qOff + dk,
+                    keys.data(),
+                    keys.offset() + begin * dk,
+                    count,
+                    dk,
+                    l.attentionScale(),
+                    buf,
+                    0,
+                    count);
+            Softmax.inPlace(buf, 0, count);
+            Softmax.inPlace(buf, count, count);
+            Attention.accumulate2(
+                    buf, 0, count, values.data(), values.offset() + begin * dv, count, dv, w.att, outOff, outOff + dv);
         }
 
         /** Serial variant that also reports every probability row to the observer. */

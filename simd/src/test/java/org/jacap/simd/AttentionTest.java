@@ -144,4 +144,28 @@ class AttentionTest {
         assertThatThrownBy(() -> Attention.accumulateScalar(new float[4], 0, keys, 0, 4, -1, new float[7], 0))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** Two heads over the same keys and values: each head's scores and output are the one-head kernels' bit for bit. */
+    @ParameterizedTest(name = "d={0} n={1}")
+    @MethodSource("shapes")
+    void pairedHeadsAreTheOneHeadKernelsBitForBit(int d, int n) {
+        Random rnd = TestData.random(9000L + 1000L * d + n);
+        float[] q = padded(rnd, 3, 2 * d, 2, 1f);
+        float[] keys = padded(rnd, 5, n * d, 4, 1f);
+        float[] values = padded(rnd, 1, n * d, 2, 1f);
+        float scale = (float) (1 / Math.sqrt(d));
+        float[] pair = padded(rnd, 2, 2 * n + 1, 3, 9f);
+        float[] one = pair.clone();
+        Attention.scores2(q, 3, 3 + d, keys, 5, n, d, scale, pair, 2, 3 + n);
+        Attention.scores(q, 3, keys, 5, n, d, scale, one, 2);
+        Attention.scores(q, 3 + d, keys, 5, n, d, scale, one, 3 + n);
+        assertThat(pair).containsExactly(one);
+        float[] weights = padded(rnd, 4, 2 * n, 1, 1f);
+        float[] outPair = padded(rnd, 6, 2 * d + 5, 2, 9f);
+        float[] outOne = outPair.clone();
+        Attention.accumulate2(weights, 4, 4 + n, values, 1, n, d, outPair, 6, 11 + d);
+        Attention.accumulate(weights, 4, values, 1, n, d, outOne, 6);
+        Attention.accumulate(weights, 4 + n, values, 1, n, d, outOne, 11 + d);
+        assertThat(outPair).containsExactly(outOne);
+    }
 }
