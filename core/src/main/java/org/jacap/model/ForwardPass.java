@@ -522,11 +522,14 @@ final class ForwardPass {
             this.layer = layer;
             this.tokens = tokens;
             this.firstPosition = firstPosition;
-            this.halfCache = halfCache(cache);
+            this.halfOnline = halfCache(cache) && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
         }
 
-        /** See {@link ForwardPass#halfCache}. */
-        private boolean halfCache;
+        /**
+         * An F16 cache ({@link ForwardPass#halfCache}) and a batch below llama.cpp's tile: each head
+         * attends as llama.cpp's online F16 path does, one at a time.
+         */
+        private boolean halfOnline;
 
         /** Work items per token: each KV head's query heads in pairs (an odd group's last alone). */
         int itemsPerToken() {
@@ -543,7 +546,6 @@ final class ForwardPass {
             int perToken = itemsPerToken();
             int pairs = pairsPerGroup();
             int groupSize = layer.groupSize();
-            boolean paired = !(halfCache && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES);
             for (int item = start; item < end; item++) {
                 int t = item / perToken;
                 int g = (item % perToken) / pairs;
@@ -551,7 +553,7 @@ final class ForwardPass {
                 int h = g * groupSize + first;
                 if (first + 1 >= groupSize) {
                     attendOne(t, h, scores, null, worker);
-                } else if (paired) {
+                } else if (!halfOnline) {
                     attendPair(t, h, scores);
                 } else {
                     attendOne(t, h, scores, null, worker);
@@ -627,7 +629,6 @@ final class ForwardPass {
             }
             FloatRows keys = w.keyRows[g];
             FloatRows values = w.valueRows[g];
-            boolean halfOnline = halfCache && tokens < HalfOnlineAttention.LLAMA_TILE_QUERIES;
             if (observer != null || !halfOnline) {
                 Attention.scores(
                         w.q, qOff, keys.data(), keys.offset() + begin * dk, count, dk, l.attentionScale(), buf, sOff);

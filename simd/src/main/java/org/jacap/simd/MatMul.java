@@ -221,7 +221,7 @@ public final class MatMul {
         int tokenPairs = (tokenBlock + 2 * PACK - 1) / (2 * PACK);
         this.groupAccumulators =
                 new float[pool.threads()][this.wideTile ? tokenPairs * Q4KInterleaved.ROWS * 2 * PACK : 0];
-        this.tileScratch = new float[pool.threads()][2 * Math.max(PREFILL_ROWS, FloatLoops.T_ROWS) * PACK];
+        this.tileScratch = new float[pool.threads()][2 * PREFILL_ROWS * PACK];
         this.dotScratch = new DotScratch[pool.threads()];
         for (int i = 0; i < dotScratch.length; i++) {
             dotScratch[i] = new DotScratch();
