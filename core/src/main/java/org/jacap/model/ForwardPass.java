@@ -285,6 +285,7 @@ final class ForwardPass {
         if (tiledHalfAttention(cache, n, observer)) {
             int items = halfCacheAttention.set(cache, l, n, p0, w.lengthBefore, w.q, w.att, pool.threads());
             pool.parallelForDynamic(items, 1, halfCacheAttention);
+            halfCacheAttention.foldChunks();
             finishAttention(a, n);
             return;
         }

@@ -12,10 +12,13 @@ import org.jacap.simd.ThreadPool;
  * the calling thread first, for every token: at a depth of thousands of tokens that alone took
  * longer than the rest of the step.
  *
- * <p>One item is one token's queries of one KV head, or a part of them when there are few items a
+ * <p>One item is one token's queries of one KV head over one chunk of its rows
+ * ({@link HalfOnlineAttention#CHUNK_ROWS}: a context of 4,096 rows gives four items a KV head, each
+ * converting its own tiles once), or a part of those queries when there are still few items a
  * thread (Gemma 3 270M decodes one KV head: its four query heads go one by one to the threads).
- * Every head's arithmetic is the same whatever the split, so the thread count does not change the
- * result.
+ * The chunks' states are folded in chunk order after the threads finish ({@link #foldChunks}), as
+ * {@link HalfOnlineAttention#attend} folds them: every head's arithmetic is the same whatever the
+ * split, so the thread count does not change the result.
  */
 final class HalfCacheAttention implements ThreadPool.RangeTask {
     /** Floats of keys plus values per tile: 32 KiB, within a first-level data cache. */
@@ -24,6 +27,10 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
     private final float[][] keyTiles;
     private final float[][] valueTiles;
     private final float[][] states;
+    /** Each (token, query head, chunk)'s accumulator block when a head has more than one chunk; grows. */
+    private float[] chunkBlocks = new float[0];
+
+    private final float[] folded;
 
     private KvCache cache;
     private LayerConfig layer;
@@ -33,12 +40,16 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
     private float[] out;
     private int parts;
     private int headsPerPart;
+    private int tokens;
+    /** Chunks per (token, KV head): the most any of them needs (the others' extra items do nothing). */
+    private int chunks;
 
     HalfCacheAttention(int threads, int maxKeyLength, int maxValueLength, int maxGroupSize) {
         int rows = tileRows(maxKeyLength, maxValueLength);
         keyTiles = new float[threads][rows * maxKeyLength];
         valueTiles = new float[threads][rows * maxValueLength];
         states = new float[threads][maxGroupSize * HalfOnlineAttention.stateSize(maxKeyLength, maxValueLength)];
+        folded = new float[HalfOnlineAttention.foldedSize(maxValueLength)];
     }
 
     /**
@@ -73,12 +84,27 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         this.lengthBefore = lengthBefore;
         this.q = q;
         this.out = out;
-        int items = tokens * layer.headCountKv();
+        this.tokens = tokens;
+        int most = 0;
+        for (int g = 0; g < layer.headCountKv(); g++) {
+            for (int t = 0; t < tokens; t++) {
+                int end = lengthBefore[g] + t + 1;
+                most = Math.max(most, end - firstVisibleRow(cache, layer, g, end, firstPosition + t));
+            }
+        }
+        this.chunks = Math.max(1, (most + HalfOnlineAttention.CHUNK_ROWS - 1) / HalfOnlineAttention.CHUNK_ROWS);
+        int items = tokens * layer.headCountKv() * chunks;
         // With fewer than ~4 items a thread, split each KV head's query heads: a split converts
         // the tiles once more (cheap, vcvtph2ps), while an idle thread wastes a whole share.
         int wanted = threads == 1 ? 1 : Math.min(layer.groupSize(), Math.max(1, (4 * threads + items - 1) / items));
         this.headsPerPart = (layer.groupSize() + wanted - 1) / wanted;
         this.parts = (layer.groupSize() + headsPerPart - 1) / headsPerPart; // no part left without a head
+        if (chunks > 1) {
+            int size = tokens * layer.headCount() * chunks * HalfOnlineAttention.foldedSize(layer.valueLength());
+            if (chunkBlocks.length < size) {
+                chunkBlocks = new float[size];
+            }
+        }
         return items * parts;
     }
 
@@ -86,22 +112,66 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
     public void run(int start, int end, int worker) {
         for (int item = start; item < end; item++) {
             int part = item % parts;
-            int g = (item / parts) % layer.headCountKv();
-            int t = item / (parts * layer.headCountKv());
+            int chunk = (item / parts) % chunks;
+            int g = (item / (parts * chunks)) % layer.headCountKv();
+            int t = item / (parts * chunks * layer.headCountKv());
             int firstHead = g * layer.groupSize() + part * headsPerPart;
             int heads = Math.min(headsPerPart, (g + 1) * layer.groupSize() - firstHead);
-            attend(t, g, firstHead, heads, worker);
+            attend(t, g, chunk, firstHead, heads, worker);
         }
     }
 
-    /** Query heads [firstHead, +heads) of token t, all of KV head g, over that head's visible rows. */
-    private void attend(int t, int g, int firstHead, int heads, int worker) {
+    /**
+     * After the threads: folds each (token, query head) over more than one chunk in chunk order
+     * into its output, on the calling thread (a few hundred floats a head).
+     */
+    void foldChunks() {
+        if (chunks == 1) {
+            return;
+        }
+        LayerConfig l = layer;
+        int dv = l.valueLength();
+        int block = HalfOnlineAttention.foldedSize(dv);
+        for (int t = 0; t < tokens; t++) {
+            for (int g = 0; g < l.headCountKv(); g++) {
+                int end = lengthBefore[g] + t + 1;
+                int rows = end - firstVisibleRow(cache, l, g, end, firstPosition + t);
+                int own = (rows + HalfOnlineAttention.CHUNK_ROWS - 1) / HalfOnlineAttention.CHUNK_ROWS;
+                if (own <= 1) {
+                    continue; // finished by its item
+                }
+                for (int h = g * l.groupSize(); h < (g + 1) * l.groupSize(); h++) {
+                    for (int c = 0; c < own; c++) {
+                        HalfOnlineAttention.fold(chunkBlocks, blockOffset(t, h, c, block), folded, 0, dv, c == 0);
+                    }
+                    HalfOnlineAttention.finishFolded(folded, 0, dv, out, t * l.attentionOutputDim() + h * dv);
+                }
+            }
+        }
+    }
+
+    private int blockOffset(int t, int h, int chunk, int block) {
+        return ((t * layer.headCount() + h) * chunks + chunk) * block;
+    }
+
+    /**
+     * Query heads [firstHead, +heads) of token t, all of KV head g, over chunk {@code chunk} of that
+     * head's visible rows: finished into the output when the rows are one chunk, else their
+     * accumulator blocks kept for {@link #foldChunks}.
+     */
+    private void attend(int t, int g, int chunk, int firstHead, int heads, int worker) {
         LayerConfig l = layer;
         int il = l.index();
         int dk = l.keyLength();
         int dv = l.valueLength();
         int end = lengthBefore[g] + t + 1;
         int begin = firstVisibleRow(cache, l, g, end, firstPosition + t);
+        int first = begin + chunk * HalfOnlineAttention.CHUNK_ROWS;
+        if (first >= end) {
+            return; // this (token, KV head) has fewer chunks than the most
+        }
+        int last = Math.min(end, first + HalfOnlineAttention.CHUNK_ROWS);
+        boolean single = end - begin <= HalfOnlineAttention.CHUNK_ROWS;
         float[] state = states[worker];
         int size = HalfOnlineAttention.stateSize(dk, dv);
         for (int i = 0; i < heads; i++) {
@@ -110,16 +180,22 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         float[] keys = keyTiles[worker];
         float[] values = valueTiles[worker];
         int tile = tileRows(dk, dv);
-        for (int row = begin; row < end; row += tile) {
-            int count = Math.min(tile, end - row);
+        for (int row = first; row < last; row += tile) {
+            int count = Math.min(tile, last - row);
             cache.readKeys(il, g, row, count, keys, 0);
             cache.readValues(il, g, row, count, values, 0);
             for (int i = 0; i < heads; i++) {
                 HalfOnlineAttention.update(state, i * size, dk, dv, keys, 0, values, 0, count, l.attentionScale());
             }
         }
+        int block = HalfOnlineAttention.foldedSize(dv);
         for (int i = 0; i < heads; i++) {
-            HalfOnlineAttention.finish(state, i * size, dk, dv, out, t * l.attentionOutputDim() + (firstHead + i) * dv);
+            if (single) {
+                HalfOnlineAttention.finish(
+                        state, i * size, dk, dv, out, t * l.attentionOutputDim() + (firstHead + i) * dv);
+            } else {
+                System.arraycopy(state, i * size + dk, chunkBlocks, blockOffset(t, firstHead + i, chunk, block), block);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jacap.kv.ForwardObserver;
 import org.jacap.kv.KvCacheTypes;
+import org.jacap.simd.HalfOnlineAttention;
 import org.jacap.simd.Precision;
 import org.jacap.testing.Fixtures;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +56,57 @@ class HalfCacheAttentionTest {
                 }
             }
         }
+    }
+
+    /**
+     * Past {@link HalfOnlineAttention#CHUNK_ROWS} rows a head's chunks go to different items and are
+     * folded after the threads: the same bits as the whole-cache path's {@code attend}, which folds
+     * the same chunks, at 1, 2 and 3 threads (a 10-token chunk across the boundary, then decoding).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"gemma3-Q8_0.gguf", "llama-Q4_0.gguf"})
+    void chunksOfALongContextFoldToTheSameBitsAtAnyThreadCount(String name) throws IOException {
+        Path file = Fixtures.oracleModel(name);
+        int prefix = HalfOnlineAttention.CHUNK_ROWS - 4;
+        List<float[]> reference = null;
+        for (int threads : new int[] {1, 2, 3}) {
+            try (Model m = Model.load(file, new LoadOptions(threads, Precision.NATIVE, null))) {
+                List<float[]> tiled = decodeDeep(m, null, prefix);
+                List<float[]> whole = decodeDeep(m, WANTS_ATTENTION, prefix);
+                for (int i = 0; i < tiled.size(); i++) {
+                    assertThat(tiled.get(i))
+                            .as("%s, %d threads, step %d", name, threads, i)
+                            .isEqualTo(whole.get(i));
+                }
+                if (reference == null) {
+                    reference = tiled;
+                } else {
+                    for (int i = 0; i < tiled.size(); i++) {
+                        assertThat(tiled.get(i))
+                                .as("%s, %d threads against 1, step %d", name, threads, i)
+                                .isEqualTo(reference.get(i));
+                    }
+                }
+            }
+        }
+    }
+
+    /** The logits of a {@code prefix}-token prompt, a 10-token chunk after it and 8 decoded tokens. */
+    private static List<float[]> decodeDeep(Model m, ForwardObserver observer, int prefix) {
+        int vocab = m.config().vocabSize();
+        InferenceState st = m.newState(prefix + 32, KvCacheTypes.DEFAULT);
+        int[] ids = new int[prefix + 18];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = (int) ((i * 2654435761L + 7) % vocab);
+        }
+        m.forward(st, ids, 0, prefix, false); // a batch of 64 or more: llama.cpp's F32 tiles, no observer needed
+        st.setObserver(observer);
+        List<float[]> logits = new ArrayList<>();
+        logits.add(m.forward(st, ids, prefix, 10, false));
+        for (int i = prefix + 10; i < ids.length; i++) {
+            logits.add(m.forward(st, ids, i, 1, false));
+        }
+        return logits;
     }
 
     /** The logits of a 40-token prompt (chunks of 30 and 10: the second under 64) and 40 decoded tokens. */

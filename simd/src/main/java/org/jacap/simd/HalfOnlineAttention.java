@@ -28,11 +28,24 @@ public final class HalfOnlineAttention {
     public static final int LLAMA_TILE_QUERIES = 64;
 
     /**
-     * Floats of one head's running state: the F16 query, the F16 accumulator, M and S, and room
-     * for a group of scores and of exponentials.
+     * Rows of one chunk of a long context. Over more rows than this, {@link #attend} runs one chain
+     * per chunk and folds their states in chunk order ({@link #fold}), so a decode step deep in a
+     * context can give one head's chunks to different threads: a fixed length, so the thread count
+     * does not change the bits. Up to it the arithmetic is llama.cpp's single chain.
+     */
+    public static final int CHUNK_ROWS = 1024;
+
+    /**
+     * Floats of one head's running state: the F16 query, the F16 accumulator, M and S, room for a
+     * group of scores and of exponentials, and a folded block for the chunks.
      */
     public static int stateSize(int dk, int dv) {
-        return dk + dv + 2 + 2 * RowDots.GROUP;
+        return dk + dv + 2 + 2 * RowDots.GROUP + foldedSize(dv);
+    }
+
+    /** Floats of an accumulator block: {@code dv} accumulator values, then M and S. A state's starts at {@code so + dk}. */
+    public static int foldedSize(int dv) {
+        return dv + 2;
     }
 
     /**
@@ -55,9 +68,66 @@ public final class HalfOnlineAttention {
             float[] scratch,
             float[] out,
             int outOff) {
-        begin(q, qOff, dk, dv, scratch, 0);
-        update(scratch, 0, dk, dv, keys, keyOff, values, valOff, n, scale);
-        finish(scratch, 0, dk, dv, out, outOff);
+        if (n <= CHUNK_ROWS) {
+            begin(q, qOff, dk, dv, scratch, 0);
+            update(scratch, 0, dk, dv, keys, keyOff, values, valOff, n, scale);
+            finish(scratch, 0, dk, dv, out, outOff);
+            return;
+        }
+        int folded = stateSize(dk, dv) - foldedSize(dv);
+        for (int c0 = 0; c0 < n; c0 += CHUNK_ROWS) {
+            begin(q, qOff, dk, dv, scratch, 0);
+            update(
+                    scratch,
+                    0,
+                    dk,
+                    dv,
+                    keys,
+                    keyOff + c0 * dk,
+                    values,
+                    valOff + c0 * dv,
+                    Math.min(CHUNK_ROWS, n - c0),
+                    scale);
+            fold(scratch, dk, scratch, folded, dv, c0 == 0);
+        }
+        finishFolded(scratch, folded, dv, out, outOff);
+    }
+
+    /**
+     * Folds the accumulator block at {@code src[srcOff ..)} (a chunk's state: its F16 accumulator
+     * relative to its own maximum M, and its sum S) into the block {@code run[ro ..)}, in float:
+     * both rescaled to the larger maximum, {@code A ← fma(A_chunk, e^(M_chunk − M), A·e^(M_run − M))},
+     * likewise S. {@code first}: copies. The exponential is {@link StrictMath#exp}'s, so every path
+     * and its scalar twin fold with the same bits.
+     */
+    public static void fold(float[] src, int srcOff, float[] run, int ro, int dv, boolean first) {
+        Objects.checkFromIndexSize(srcOff, foldedSize(dv), src.length);
+        Objects.checkFromIndexSize(ro, foldedSize(dv), run.length);
+        if (first) {
+            System.arraycopy(src, srcOff, run, ro, foldedSize(dv));
+            return;
+        }
+        float mRun = run[ro + dv];
+        float mChunk = src[srcOff + dv];
+        float m = Math.max(mRun, mChunk);
+        float fRun = (float) StrictMath.exp(mRun - m);
+        float fChunk = (float) StrictMath.exp(mChunk - m);
+        for (int c = 0; c < dv; c++) {
+            run[ro + c] = Math.fma(src[srcOff + c], fChunk, run[ro + c] * fRun);
+        }
+        run[ro + dv] = m;
+        run[ro + dv + 1] = Math.fma(src[srcOff + dv + 1], fChunk, run[ro + dv + 1] * fRun);
+    }
+
+    /** out[outOff, +dv) = a folded block's accumulator over its S, as {@link #finish} divides a state's. */
+    public static void finishFolded(float[] run, int ro, int dv, float[] out, int outOff) {
+        Objects.checkFromIndexSize(ro, foldedSize(dv), run.length);
+        Objects.checkFromIndexSize(outOff, dv, out.length);
+        float s = run[ro + dv + 1];
+        float inv = s == 0f ? 0f : 1f / s;
+        for (int c = 0; c < dv; c++) {
+            out[outOff + c] = run[ro + c] * inv;
+        }
     }
 
     /** Starts one head: {@code state[so, +stateSize)} holds the query rounded to F16, a zero accumulator, M = −∞, S = 0. */
@@ -187,6 +257,41 @@ public final class HalfOnlineAttention {
             float[] out,
             int outOff) {
         checkRanges(q, qOff, keys, keyOff, values, valOff, n, dk, dv, scratch, out, outOff);
+        float[] run = new float[foldedSize(dv)];
+        float[] chunk = new float[foldedSize(dv)];
+        for (int c0 = 0; c0 < n; c0 += CHUNK_ROWS) {
+            chainScalar(
+                    q,
+                    qOff,
+                    keys,
+                    keyOff + c0 * dk,
+                    values,
+                    valOff + c0 * dv,
+                    Math.min(CHUNK_ROWS, n - c0),
+                    dk,
+                    dv,
+                    scale,
+                    scratch,
+                    chunk);
+            fold(chunk, 0, run, 0, dv, c0 == 0);
+        }
+        finishFolded(run, 0, dv, out, outOff);
+    }
+
+    /** One chain of {@link #attendScalar} over {@code n} rows: its accumulator block into {@code block}. */
+    private static void chainScalar(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            int dk,
+            int dv,
+            float scale,
+            float[] scratch,
+            float[] block) {
         int qh = 0;
         int acc = dk;
         for (int c = 0; c < dk; c++) {
@@ -218,10 +323,9 @@ public final class HalfOnlineAttention {
             }
             s = s * ms + vs;
         }
-        float inv = s == 0f ? 0f : 1f / s;
-        for (int c = 0; c < dv; c++) {
-            out[outOff + c] = scratch[acc + c] * inv;
-        }
+        System.arraycopy(scratch, acc, block, 0, dv);
+        block[dv] = m;
+        block[dv + 1] = s;
     }
 
     private static void checkRanges(

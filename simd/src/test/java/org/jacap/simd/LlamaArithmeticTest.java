@@ -68,7 +68,10 @@ class LlamaArithmeticTest {
     void halfOnlineAttentionEqualsItsScalarTwinBitForBit() {
         Random rnd = new Random(11);
         for (int d : new int[] {1, 7, 8, 9, 16, 17, 64, 67, 256}) {
-            for (int n : new int[] {1, 2, 5, 33, 300}) {
+            // past CHUNK_ROWS: chunks folded, the last one short (1025) or whole (2048)
+            for (int n :
+                    new int[] {1, 2, 5, 33, 300, HalfOnlineAttention.CHUNK_ROWS + 1, 2 * HalfOnlineAttention.CHUNK_ROWS
+                    }) {
                 float[] q = f16(gaussian(rnd, d));
                 float[] k = f16(gaussian(rnd, n * d));
                 float[] v = f16(gaussian(rnd, n * d));
@@ -98,7 +101,7 @@ class LlamaArithmeticTest {
     void halfOnlineAttentionIsAttentionWithinF16Accumulation() {
         Random rnd = new Random(3);
         for (int d : new int[] {1, 7, 16, 64, 67, 256}) {
-            for (int n : new int[] {1, 2, 5, 33, 130}) {
+            for (int n : new int[] {1, 2, 5, 33, 130, 2500}) { // 2500: three chunks folded
                 float[] q = f16(gaussian(rnd, d));
                 float[] k = f16(gaussian(rnd, n * d));
                 float[] v = f16(gaussian(rnd, n * d));
