@@ -31,13 +31,17 @@ import jdk.incubator.vector.VectorOperators;
  * 2.9 times the stored kernel at 512 bits, 2.2 times at 256 (docs/performance.md). The rows' scales and minimums are unpacked to bytes and
  * their f16 super-scales to floats at load.
  *
- * <p>One group of 32 rows and super-block {@code b} takes {@link #GROUP_BLOCK_BYTES} bytes:
+ * <p>One group of 32 rows and super-block {@code b} takes {@link #GROUP_BLOCK_BYTES} bytes, in two
+ * parts. A group's {@code B} blocks first keep their minimums side by side (384 bytes each, block
+ * {@code b} at {@code 384·b}), then their quants and scales (4,480 bytes each, at
+ * {@code 384·B + 4480·b}), so the minimums' pass ({@link #minimumsWide}) reads one run of bytes
+ * instead of 256 bytes every 4,864, which the hardware prefetchers do not follow:
  * <pre>
- *   bytes     0..4095  q[c][l][r]  byte l of chunk c (sub-blocks 2c low nibble, 2c+1 high) of row r
- *   bytes  4096..4351  sc[j][r]    6-bit scale of sub-block j of row r
- *   bytes  4352..4607  m[j][r]     6-bit minimum of sub-block j of row r
- *   bytes  4608..4735  d[r]        f32 super-scale
- *   bytes  4736..4863  dmin[r]     f32 super-scale of the minimums
+ *   minimums part  bytes    0..255   m[j][r]     6-bit minimum of sub-block j of row r
+ *                  bytes  256..383   dmin[r]     f32 super-scale of the minimums
+ *   quants part    bytes    0..4095  q[c][l][r]  byte l of chunk c (sub-blocks 2c low nibble, 2c+1 high) of row r
+ *                  bytes 4096..4351  sc[j][r]    6-bit scale of sub-block j of row r
+ *                  bytes 4352..4479  d[r]        f32 super-scale
  * </pre>
  * Rows past the last are zero (their outputs are not written). Per row and super-block the sums
  * are exact ints, {@code acc = fma(Σ sc·Σqx, d·dx, acc)} and {@code min = fma(Σ m·Σx, dmin·dx, min)}
@@ -48,14 +52,28 @@ final class Q4KInterleaved {
     /** Rows per group (one per 16-bit lane of a 512-bit vector). */
     static final int ROWS = 32;
 
+    // a block's minimums, at the group's start (see the class notes)
+    private static final int MN = 0;
+    private static final int DMIN = MN + 8 * ROWS;
+    private static final int HEAD_BYTES = DMIN + 4 * ROWS;
+    // a block's quants, scales and super-scale, after every block's minimums
     private static final int QS = 0;
     private static final int SC = 4096;
-    private static final int MN = SC + 8 * ROWS;
-    private static final int D = MN + 8 * ROWS;
-    private static final int DMIN = D + 4 * ROWS;
-    static final int GROUP_BLOCK_BYTES = DMIN + 4 * ROWS;
+    private static final int D = SC + 8 * ROWS;
+    private static final int BODY_BYTES = D + 4 * ROWS;
+    static final int GROUP_BLOCK_BYTES = HEAD_BYTES + BODY_BYTES;
 
     private Q4KInterleaved() {}
+
+    /** Where block {@code b}'s minimums lie in the group at {@code gOff}. */
+    private static long head(long gOff, int b) {
+        return gOff + (long) b * HEAD_BYTES;
+    }
+
+    /** Where block {@code b}'s quants, scales and super-scale lie in the group at {@code gOff} of {@code blocks} blocks. */
+    private static long body(long gOff, int blocks, int b) {
+        return gOff + (long) blocks * HEAD_BYTES + (long) b * BODY_BYTES;
+    }
 
     /** Bytes the repacked form of a {@code rows × cols} Q4_K matrix takes. */
     static long bytes(int rows, int cols) {
@@ -74,16 +92,18 @@ final class Q4KInterleaved {
             int lane = r % ROWS;
             for (int b = 0; b < blocks; b++) {
                 long o = r * rowBytes + (long) b * Q4KKernel.BYTES;
-                long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+                long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
+                long base = body(gBase, blocks, b);
+                long mins = head(gBase, b);
                 for (int i = 0; i < 128; i++) {
                     dst.set(BYTE, base + QS + (long) i * ROWS + lane, src.get(BYTE, o + 16 + i));
                 }
                 for (int j = 0; j < 8; j++) {
                     dst.set(BYTE, base + SC + j * ROWS + lane, (byte) KScales.scale(src, o + 4, j));
-                    dst.set(BYTE, base + MN + j * ROWS + lane, (byte) KScales.min(src, o + 4, j));
+                    dst.set(BYTE, mins + MN + j * ROWS + lane, (byte) KScales.min(src, o + 4, j));
                 }
                 dst.set(FLOAT, base + D + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o)));
-                dst.set(FLOAT, base + DMIN + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o + 2)));
+                dst.set(FLOAT, mins + DMIN + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o + 2)));
             }
         }
     }
@@ -144,7 +164,7 @@ final class Q4KInterleaved {
         FloatVector min0 = FloatVector.zero(F512);
         FloatVector min1 = FloatVector.zero(F512);
         for (int b = 0; b < blocks; b++) {
-            long mo = gOff + (long) b * GROUP_BLOCK_BYTES + MN;
+            long mo = head(gOff, b) + MN;
             IntVector ms0 = IntVector.zero(I512);
             IntVector ms1 = IntVector.zero(I512);
             for (int j = 0; j < 8; j++) {
@@ -158,7 +178,7 @@ final class Q4KInterleaved {
                         .mul(xj)
                         .add(ms1);
             }
-            long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN;
+            long dm = head(gOff, b) + DMIN;
             float dx = xd[b];
             min0 = ((FloatVector) ms0.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F512, w, dm, LE).mul(dx), min0);
@@ -177,7 +197,7 @@ final class Q4KInterleaved {
         FloatVector min0 = FloatVector.zero(F256);
         FloatVector min1 = FloatVector.zero(F256);
         for (int b = 0; b < blocks; b++) {
-            long mo = gOff + (long) b * GROUP_BLOCK_BYTES + MN + lane0;
+            long mo = head(gOff, b) + MN + lane0;
             IntVector ms0 = IntVector.zero(I256);
             IntVector ms1 = IntVector.zero(I256);
             for (int j = 0; j < 8; j++) {
@@ -191,7 +211,7 @@ final class Q4KInterleaved {
                         .mul(xj)
                         .add(ms1);
             }
-            long dm = gOff + (long) b * GROUP_BLOCK_BYTES + DMIN + 4L * lane0;
+            long dm = head(gOff, b) + DMIN + 4L * lane0;
             float dx = xd[b];
             min0 = ((FloatVector) ms0.convert(VectorOperators.I2F, 0))
                     .fma(FloatVector.fromMemorySegment(F256, w, dm, LE).mul(dx), min0);
@@ -217,7 +237,7 @@ final class Q4KInterleaved {
         FloatVector acc0 = FloatVector.zero(F512);
         FloatVector acc1 = FloatVector.zero(F512);
         for (int b = 0; b < blocks; b++) {
-            long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+            long base = body(gOff, blocks, b);
             IntVector is0 = IntVector.zero(I512);
             IntVector is1 = IntVector.zero(I512);
             for (int c = 0; c < 4; c++) {
@@ -299,7 +319,7 @@ final class Q4KInterleaved {
         FloatVector acc0 = FloatVector.zero(F256);
         FloatVector acc1 = FloatVector.zero(F256);
         for (int b = 0; b < blocks; b++) {
-            long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+            long base = body(gOff, blocks, b);
             IntVector is0 = IntVector.zero(I256);
             IntVector is1 = IntVector.zero(I256);
             for (int c = 0; c < 4; c++) {
@@ -373,7 +393,8 @@ final class Q4KInterleaved {
             float acc = 0f;
             float min = 0f;
             for (int b = 0; b < blocks; b++) {
-                long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+                long base = body(gOff, blocks, b);
+                long mins = head(gOff, b);
                 int isum = 0;
                 int msum = 0;
                 for (int j = 0; j < 8; j++) {
@@ -385,11 +406,11 @@ final class Q4KInterleaved {
                         s += q * x.q[256 * b + 32 * j + l];
                     }
                     isum += (w.get(BYTE, base + SC + j * ROWS + lane) & 0xFF) * s;
-                    msum += (w.get(BYTE, base + MN + j * ROWS + lane) & 0xFF) * x.sums[8 * b + j];
+                    msum += (w.get(BYTE, mins + MN + j * ROWS + lane) & 0xFF) * x.sums[8 * b + j];
                 }
                 float dx = x.d[b];
                 acc = Math.fma((float) isum, w.get(FLOAT, base + D + 4L * lane) * dx, acc);
-                min = Math.fma((float) msum, w.get(FLOAT, base + DMIN + 4L * lane) * dx, min);
+                min = Math.fma((float) msum, w.get(FLOAT, mins + DMIN + 4L * lane) * dx, min);
             }
             out[outOff + r] = acc - min;
         }
@@ -403,16 +424,18 @@ final class Q4KInterleaved {
     static void dequantizeGroup(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
         int blocks = cols / 256;
         for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
-            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
+            long base = body(gBase, blocks, b);
+            long mins = head(gBase, b);
             int o = (256 * b - k0) * ROWS;
             for (int h = 0; h < 2; h++) {
                 FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
-                FloatVector dmin = FloatVector.fromMemorySegment(F512, w, base + DMIN + 64L * h, LE);
+                FloatVector dmin = FloatVector.fromMemorySegment(F512, w, mins + DMIN + 64L * h, LE);
                 for (int c = 0; c < 4; c++) {
                     FloatVector d1 = d.mul(bytesAsFloats(w, base + SC + (2 * c) * ROWS + 16 * h));
-                    FloatVector m1 = dmin.mul(bytesAsFloats(w, base + MN + (2 * c) * ROWS + 16 * h));
+                    FloatVector m1 = dmin.mul(bytesAsFloats(w, mins + MN + (2 * c) * ROWS + 16 * h));
                     FloatVector d2 = d.mul(bytesAsFloats(w, base + SC + (2 * c + 1) * ROWS + 16 * h));
-                    FloatVector m2 = dmin.mul(bytesAsFloats(w, base + MN + (2 * c + 1) * ROWS + 16 * h));
+                    FloatVector m2 = dmin.mul(bytesAsFloats(w, mins + MN + (2 * c + 1) * ROWS + 16 * h));
                     for (int l = 0; l < 32; l++) {
                         ByteVector q = ByteVector.fromMemorySegment(
                                 B128, w, base + QS + (long) (32 * c + l) * ROWS + 16 * h, LE);
@@ -440,16 +463,18 @@ final class Q4KInterleaved {
     static void dequantizeGroupScalar(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
         int blocks = cols / 256;
         for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
-            long base = ((long) g * blocks + b) * GROUP_BLOCK_BYTES;
+            long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
+            long base = body(gBase, blocks, b);
+            long mins = head(gBase, b);
             int o = (256 * b - k0) * ROWS;
             for (int r = 0; r < ROWS; r++) {
                 float d = w.get(FLOAT, base + D + 4L * r);
-                float dmin = w.get(FLOAT, base + DMIN + 4L * r);
+                float dmin = w.get(FLOAT, mins + DMIN + 4L * r);
                 for (int c = 0; c < 4; c++) {
                     float d1 = d * w.get(BYTE, base + SC + (2 * c) * ROWS + r);
-                    float m1 = dmin * w.get(BYTE, base + MN + (2 * c) * ROWS + r);
+                    float m1 = dmin * w.get(BYTE, mins + MN + (2 * c) * ROWS + r);
                     float d2 = d * w.get(BYTE, base + SC + (2 * c + 1) * ROWS + r);
-                    float m2 = dmin * w.get(BYTE, base + MN + (2 * c + 1) * ROWS + r);
+                    float m2 = dmin * w.get(BYTE, mins + MN + (2 * c + 1) * ROWS + r);
                     for (int l = 0; l < 32; l++) {
                         int q = w.get(BYTE, base + QS + (long) (32 * c + l) * ROWS + r) & 0xFF;
                         dst[o + (64 * c + l) * ROWS + r] = d1 * (q & 0x0F) - m1;
