@@ -257,16 +257,17 @@ public class PrimitivesBench {
 
     // ------------------------------------------------------------ attention
 
-    /** One head attending over 1024 cached positions. */
+    /** One head attending over {@code keys} cached positions (past 1,024 the F16 path folds chunks of 1,024). */
     @State(Scope.Thread)
     public static class HeadState {
-        static final int KEYS = 1024;
+        @Param({"1024", "4096"})
+        public int keys;
 
         @Param({"64", "128"})
         public int d;
 
         float[] q;
-        float[] keys;
+        float[] keyRows;
         float[] values;
         float[] scores;
         float[] out;
@@ -276,13 +277,13 @@ public class PrimitivesBench {
         public void setUp() {
             Random rnd = new Random(11);
             q = random(rnd, d, 1f);
-            keys = random(rnd, KEYS * d, 1f);
-            values = random(rnd, KEYS * d, 1f);
-            scores = random(rnd, KEYS, 1f);
-            Softmax.inPlace(scores, 0, KEYS);
+            keyRows = random(rnd, keys * d, 1f);
+            values = random(rnd, keys * d, 1f);
+            scores = random(rnd, keys, 1f);
+            Softmax.inPlace(scores, 0, keys);
             out = new float[d];
             scale = (float) (1 / Math.sqrt(d));
-            halfKeys = keys.clone();
+            halfKeys = keyRows.clone();
             halfValues = values.clone();
             HalfFloats.roundToF16(halfKeys, 0, halfKeys.length);
             HalfFloats.roundToF16(halfValues, 0, halfValues.length);
@@ -296,25 +297,25 @@ public class PrimitivesBench {
 
     @Benchmark
     public float[] attentionScoresVector(HeadState s) {
-        Attention.scores(s.q, 0, s.keys, 0, HeadState.KEYS, s.d, s.scale, s.scores, 0);
+        Attention.scores(s.q, 0, s.keyRows, 0, s.keys, s.d, s.scale, s.scores, 0);
         return s.scores;
     }
 
     @Benchmark
     public float[] attentionScoresScalar(HeadState s) {
-        Attention.scoresScalar(s.q, 0, s.keys, 0, HeadState.KEYS, s.d, s.scale, s.scores, 0);
+        Attention.scoresScalar(s.q, 0, s.keyRows, 0, s.keys, s.d, s.scale, s.scores, 0);
         return s.scores;
     }
 
     @Benchmark
     public float[] attentionAccumulateVector(HeadState s) {
-        Attention.accumulate(s.scores, 0, s.values, 0, HeadState.KEYS, s.d, s.out, 0);
+        Attention.accumulate(s.scores, 0, s.values, 0, s.keys, s.d, s.out, 0);
         return s.out;
     }
 
     @Benchmark
     public float[] attentionAccumulateScalar(HeadState s) {
-        Attention.accumulateScalar(s.scores, 0, s.values, 0, HeadState.KEYS, s.d, s.out, 0);
+        Attention.accumulateScalar(s.scores, 0, s.values, 0, s.keys, s.d, s.out, 0);
         return s.out;
     }
 
@@ -322,14 +323,14 @@ public class PrimitivesBench {
     @Benchmark
     public float[] halfOnlineAttentionVector(HeadState s) {
         HalfOnlineAttention.attend(
-                s.q, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
+                s.q, 0, s.halfKeys, 0, s.halfValues, 0, s.keys, s.d, s.d, s.scale, s.halfState, s.out, 0);
         return s.out;
     }
 
     @Benchmark
     public float[] halfOnlineAttentionScalar(HeadState s) {
         HalfOnlineAttention.attendScalar(
-                s.q, 0, s.halfKeys, 0, s.halfValues, 0, HeadState.KEYS, s.d, s.d, s.scale, s.halfState, s.out, 0);
+                s.q, 0, s.halfKeys, 0, s.halfValues, 0, s.keys, s.d, s.d, s.scale, s.halfState, s.out, 0);
         return s.out;
     }
 
