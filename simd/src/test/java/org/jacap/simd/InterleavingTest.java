@@ -41,8 +41,10 @@ class InterleavingTest {
     private static Form[] blockForms(GgmlType type) {
         return new Form[] {
             (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsScalar(type, w, x, cols, out, off, r0, n),
-            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsWide(type, w, x, cols, out, off, r0, n),
-            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, off, r0, n)
+            (w, x, cols, out, off, r0, n) ->
+                    Q4BlockInterleaved.rowsWide(type, w, x, cols, out, off, r0, n, new float[TypeKernel.DOT_CHUNK]),
+            (w, x, cols, out, off, r0, n) ->
+                    Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, off, r0, n, new float[TypeKernel.DOT_CHUNK])
         };
     }
 
@@ -85,10 +87,12 @@ class InterleavingTest {
         "Q4_0,45,96",
         "Q4_0,1,64",
         "Q4_0,70,2048",
+        "Q4_0,45,1056", // 33 blocks: spans of scales 16, 16 and 1
         "Q4_1,32,32",
         "Q4_1,45,96",
         "Q4_1,1,64",
         "Q4_1,70,2048",
+        "Q4_1,45,1056",
         "Q8_0,32,32",
         "Q8_0,45,96",
         "Q8_0,1,64",
