@@ -8,7 +8,6 @@ import static org.jacap.simd.Layouts.F512;
 import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.LE;
-import static org.jacap.simd.Layouts.S128;
 import static org.jacap.simd.Layouts.S256;
 import static org.jacap.simd.Layouts.S512;
 import static org.jacap.simd.Layouts.SHORT;
@@ -30,8 +29,8 @@ import org.jacap.gguf.GgmlType;
  * nibble bytes stay as stored (byte l: element l low, l + 16 high), and so do the f16 scales
  * and minimums: as floats they made the copy 11% (Q4_0) and 20% (Q4_1) larger than the file,
  * which decode streams every token. A group keeps its blocks' scales side by side at its start,
- * and the kernels turn {@link #SPAN} blocks of them into floats at a time in a plain loop (C2's
- * {@code vcvtph2ps}), in a scratch array their block loop reads: converted on the lanes inside
+ * and the kernels turn {@link #SPAN} blocks of them into floats at a time
+ * ({@link HalfVectors#f16ToFloats}), in a scratch array their block loop reads: converted on the lanes inside
  * the block loop, a vector operation of the kernel ran boxed (docs/performance.md).
  *
  * <p>One group of 32 rows and {@code B} blocks takes {@code B} × {@link #groupBlockBytes} bytes:
@@ -75,45 +74,6 @@ final class Q4BlockInterleaved {
     /** Where block {@code b}'s quants lie in the group at {@code gOff} of {@code blocks} blocks of {@code gb} bytes. */
     private static long quants(long gOff, int blocks, int gb, int b) {
         return gOff + (long) blocks * (gb - QS) + (long) b * QS;
-    }
-
-    /**
-     * {@code count} (a multiple of 16) f16 values at {@code offset} into {@code dst[dstOff ..)}:
-     * the F16 pattern shifted into a float's fields reads as its value times 2^-112 (subnormals
-     * included), so a multiply by 2^112 gives it back; an exponent of 31 first gets all eight
-     * exponent bits, so the multiply keeps infinity and NaN. Exact (HalfVectorsTest checks every
-     * pattern against {@link Float#float16ToFloat}); a plain loop over that was not vectorised here.
-     */
-    static void toFloats(MemorySegment w, long offset, float[] dst, int dstOff, int count) {
-        if (Layouts.WIDE) {
-            FloatVector scale = FloatVector.broadcast(F512, 0x1p112f);
-            for (int i = 0; i < count; i += 16) {
-                IntVector h = (IntVector) ShortVector.fromMemorySegment(S256, w, offset + 2L * i, LE)
-                        .convertShape(VectorOperators.S2I, I512, 0);
-                IntVector bits = h.lanewise(VectorOperators.LSHL, 16)
-                        .lanewise(VectorOperators.ASHR, 3)
-                        .and(0x8FFFFFFF);
-                IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
-                bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
-                        .lanewise(VectorOperators.ASHR, 8)
-                        .and(0x7F800000));
-                scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
-            }
-        } else {
-            FloatVector scale = FloatVector.broadcast(F256, 0x1p112f);
-            for (int i = 0; i < count; i += 8) {
-                IntVector h = (IntVector) ShortVector.fromMemorySegment(S128, w, offset + 2L * i, LE)
-                        .convertShape(VectorOperators.S2I, I256, 0);
-                IntVector bits = h.lanewise(VectorOperators.LSHL, 16)
-                        .lanewise(VectorOperators.ASHR, 3)
-                        .and(0x8FFFFFFF);
-                IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
-                bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
-                        .lanewise(VectorOperators.ASHR, 8)
-                        .and(0x7F800000));
-                scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
-            }
-        }
     }
 
     static long bytes(GgmlType type, int rows, int cols) {
@@ -223,9 +183,9 @@ final class Q4BlockInterleaved {
         FloatVector min1 = FloatVector.zero(F512);
         for (int span = 0; span < blocks; span += SPAN) {
             int spanEnd = Math.min(blocks, span + SPAN);
-            toFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
+            HalfVectors.f16ToFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
             if (minimum) {
-                toFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
+                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
             }
             for (int b = span; b < spanEnd; b++) {
                 long base = quants(gOff, blocks, gb, b);
@@ -299,9 +259,9 @@ final class Q4BlockInterleaved {
         FloatVector min1 = FloatVector.zero(F256);
         for (int span = 0; span < blocks; span += SPAN) {
             int spanEnd = Math.min(blocks, span + SPAN);
-            toFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
+            HalfVectors.f16ToFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
             if (minimum) {
-                toFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
+                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
             }
             for (int b = span; b < spanEnd; b++) {
                 long base = quants(gOff, blocks, gb, b);
@@ -377,7 +337,7 @@ final class Q4BlockInterleaved {
             int o = (32 * b - k0) * ROWS;
             for (int h = 0; h < 2; h++) {
                 // the scales staged in the slots column 0 writes first
-                toFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
+                HalfVectors.f16ToFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
                 FloatVector d = FloatVector.fromArray(F512, dst, o + 16 * h);
                 for (int l = 0; l < 16; l++) {
                     ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
@@ -403,8 +363,8 @@ final class Q4BlockInterleaved {
             int o = (32 * b - k0) * ROWS;
             for (int h = 0; h < 2; h++) {
                 // scales and minimums staged in the slots columns 0 and 1 write first
-                toFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
-                toFloats(w, minimums(gOff, blocks, b) + 32L * h, dst, o + ROWS + 16 * h, 16);
+                HalfVectors.f16ToFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
+                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, b) + 32L * h, dst, o + ROWS + 16 * h, 16);
                 FloatVector d = FloatVector.fromArray(F512, dst, o + 16 * h);
                 FloatVector m = FloatVector.fromArray(F512, dst, o + ROWS + 16 * h);
                 for (int l = 0; l < 16; l++) {

@@ -33,7 +33,7 @@ class HalfVectorsTest {
     }
 
     /**
-     * The Q4_0/Q4_1 copies' F16 scales become floats on the lanes ({@code Q4BlockInterleaved.toFloats},
+     * The repacked copies' F16 scales become floats on the lanes ({@link HalfVectors#f16ToFloats},
      * at this JVM's width): all 65536 patterns give the JDK's bits (quieted NaNs included), cold and compiled.
      */
     @Test
@@ -44,7 +44,7 @@ class HalfVectorsTest {
         }
         float[] out = new float[65536 + 5];
         for (int rep = 0; rep < 30; rep++) {
-            Q4BlockInterleaved.toFloats(seg, 0, out, 5, 65536);
+            HalfVectors.f16ToFloats(seg, 0, out, 5, 65536);
             for (int h = 0; h < 65536; h++) {
                 int expected = Float.floatToRawIntBits(Float.float16ToFloat((short) h));
                 if (Float.floatToRawIntBits(out[5 + h]) != expected) {

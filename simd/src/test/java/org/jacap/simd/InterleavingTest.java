@@ -96,7 +96,8 @@ class InterleavingTest {
         "Q8_0,32,32",
         "Q8_0,45,96",
         "Q8_0,1,64",
-        "Q8_0,70,2048"
+        "Q8_0,70,2048",
+        "Q8_0,45,1056" // 33 blocks: spans of scales 32 and 1
     })
     void bothWidthsAreTheScalarTwinBitForBit(GgmlType type, int rows, int cols) {
         WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows * 31L + cols));
