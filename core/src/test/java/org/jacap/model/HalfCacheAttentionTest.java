@@ -34,28 +34,7 @@ class HalfCacheAttentionTest {
     @ParameterizedTest
     @ValueSource(strings = {"gemma3-Q8_0.gguf", "llama-Q4_0.gguf", "qwen2-Q8_0.gguf"})
     void tiledDecodingGivesTheBitsOfWholeCacheAttention(String name) throws IOException {
-        Path file = Fixtures.oracleModel(name);
-        List<float[]> reference = null;
-        for (int threads : new int[] {1, 2, 3}) {
-            try (Model m = Model.load(file, new LoadOptions(threads, Precision.NATIVE, null))) {
-                List<float[]> tiled = decode(m, null);
-                List<float[]> whole = decode(m, WANTS_ATTENTION);
-                for (int i = 0; i < tiled.size(); i++) {
-                    assertThat(tiled.get(i))
-                            .as("%s, %d threads, step %d", name, threads, i)
-                            .isEqualTo(whole.get(i));
-                }
-                if (reference == null) {
-                    reference = tiled;
-                } else {
-                    for (int i = 0; i < tiled.size(); i++) {
-                        assertThat(tiled.get(i))
-                                .as("%s, %d threads against 1, step %d", name, threads, i)
-                                .isEqualTo(reference.get(i));
-                    }
-                }
-            }
-        }
+        assertSameBitsBothPathsAnyThreads(name, HalfCacheAttentionTest::decode);
     }
 
     /**
@@ -66,13 +45,23 @@ class HalfCacheAttentionTest {
     @ParameterizedTest
     @ValueSource(strings = {"gemma3-Q8_0.gguf", "llama-Q4_0.gguf"})
     void chunksOfALongContextFoldToTheSameBitsAtAnyThreadCount(String name) throws IOException {
+        assertSameBitsBothPathsAnyThreads(
+                name, (m, observer) -> decodeDeep(m, observer, HalfOnlineAttention.CHUNK_ROWS - 4));
+    }
+
+    /** The logits of a run of {@code model} with or without an observer that wants the attention. */
+    private interface Run {
+        List<float[]> logits(Model model, ForwardObserver observer);
+    }
+
+    /** At 1, 2 and 3 threads, the tiled path and the whole-cache path give the same logits, and every thread count the 1-thread bits. */
+    private static void assertSameBitsBothPathsAnyThreads(String name, Run run) throws IOException {
         Path file = Fixtures.oracleModel(name);
-        int prefix = HalfOnlineAttention.CHUNK_ROWS - 4;
         List<float[]> reference = null;
         for (int threads : new int[] {1, 2, 3}) {
             try (Model m = Model.load(file, new LoadOptions(threads, Precision.NATIVE, null))) {
-                List<float[]> tiled = decodeDeep(m, null, prefix);
-                List<float[]> whole = decodeDeep(m, WANTS_ATTENTION, prefix);
+                List<float[]> tiled = run.logits(m, null);
+                List<float[]> whole = run.logits(m, WANTS_ATTENTION);
                 for (int i = 0; i < tiled.size(); i++) {
                     assertThat(tiled.get(i))
                             .as("%s, %d threads, step %d", name, threads, i)
