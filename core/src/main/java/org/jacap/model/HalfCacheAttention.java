@@ -88,11 +88,10 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         int most = 0;
         for (int g = 0; g < layer.headCountKv(); g++) {
             for (int t = 0; t < tokens; t++) {
-                int end = lengthBefore[g] + t + 1;
-                most = Math.max(most, end - firstVisibleRow(cache, layer, g, end, firstPosition + t));
+                most = Math.max(most, visibleRows(t, g));
             }
         }
-        this.chunks = Math.max(1, (most + HalfOnlineAttention.CHUNK_ROWS - 1) / HalfOnlineAttention.CHUNK_ROWS);
+        this.chunks = HalfOnlineAttention.chunks(most);
         int items = tokens * layer.headCountKv() * chunks;
         // With fewer than ~4 items a thread, split each KV head's query heads: a split converts
         // the tiles once more (cheap, vcvtph2ps), while an idle thread wastes a whole share.
@@ -134,10 +133,8 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         int block = HalfOnlineAttention.foldedSize(dv);
         for (int t = 0; t < tokens; t++) {
             for (int g = 0; g < l.headCountKv(); g++) {
-                int end = lengthBefore[g] + t + 1;
-                int rows = end - firstVisibleRow(cache, l, g, end, firstPosition + t);
-                int own = (rows + HalfOnlineAttention.CHUNK_ROWS - 1) / HalfOnlineAttention.CHUNK_ROWS;
-                if (own <= 1) {
+                int own = HalfOnlineAttention.chunks(visibleRows(t, g));
+                if (own == 1) {
                     continue; // finished by its item
                 }
                 for (int h = g * l.groupSize(); h < (g + 1) * l.groupSize(); h++) {
@@ -148,6 +145,12 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
                 }
             }
         }
+    }
+
+    /** Rows of KV head g that token t sees: its own and those before it, inside a sliding window. */
+    private int visibleRows(int t, int g) {
+        int end = lengthBefore[g] + t + 1;
+        return end - firstVisibleRow(cache, layer, g, end, firstPosition + t);
     }
 
     private int blockOffset(int t, int h, int chunk, int block) {
@@ -165,13 +168,13 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         int dk = l.keyLength();
         int dv = l.valueLength();
         int end = lengthBefore[g] + t + 1;
-        int begin = firstVisibleRow(cache, l, g, end, firstPosition + t);
-        int first = begin + chunk * HalfOnlineAttention.CHUNK_ROWS;
+        int rows = visibleRows(t, g);
+        int first = end - rows + chunk * HalfOnlineAttention.CHUNK_ROWS;
         if (first >= end) {
             return; // this (token, KV head) has fewer chunks than the most
         }
         int last = Math.min(end, first + HalfOnlineAttention.CHUNK_ROWS);
-        boolean single = end - begin <= HalfOnlineAttention.CHUNK_ROWS;
+        boolean single = HalfOnlineAttention.chunks(rows) == 1;
         float[] state = states[worker];
         int size = HalfOnlineAttention.stateSize(dk, dv);
         for (int i = 0; i < heads; i++) {

@@ -43,6 +43,11 @@ public final class HalfOnlineAttention {
         return dk + dv + 2 + 2 * RowDots.GROUP + foldedSize(dv);
     }
 
+    /** How many chunks of {@link #CHUNK_ROWS} {@code rows} visible rows take (one for none). */
+    public static int chunks(int rows) {
+        return Math.max(1, (rows + CHUNK_ROWS - 1) / CHUNK_ROWS);
+    }
+
     /** Floats of an accumulator block: {@code dv} accumulator values, then M and S. A state's starts at {@code so + dk}. */
     public static int foldedSize(int dv) {
         return dv + 2;

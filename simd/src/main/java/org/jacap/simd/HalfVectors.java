@@ -42,7 +42,7 @@ final class HalfVectors {
                 IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
                 bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
                         .lanewise(VectorOperators.ASHR, 8)
-                        .and(0x7F800000));
+                        .and(FLOAT_INFINITY));
                 scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
             }
         } else {
@@ -56,7 +56,7 @@ final class HalfVectors {
                 IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
                 bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
                         .lanewise(VectorOperators.ASHR, 8)
-                        .and(0x7F800000));
+                        .and(FLOAT_INFINITY));
                 scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
             }
         }

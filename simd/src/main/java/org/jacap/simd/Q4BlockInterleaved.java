@@ -259,9 +259,12 @@ final class Q4BlockInterleaved {
         FloatVector min1 = FloatVector.zero(F256);
         for (int span = 0; span < blocks; span += SPAN) {
             int spanEnd = Math.min(blocks, span + SPAN);
-            HalfVectors.f16ToFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
-            if (minimum) {
-                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
+            for (int b = span; b < spanEnd; b++) { // this half's 16 rows of each block only
+                int so = ROWS * (b - span) + lane0;
+                HalfVectors.f16ToFloats(w, scales(gOff, b) + 2L * lane0, scratch, so, 16);
+                if (minimum) {
+                    HalfVectors.f16ToFloats(w, minimums(gOff, blocks, b) + 2L * lane0, scratch, ROWS * SPAN + so, 16);
+                }
             }
             for (int b = span; b < spanEnd; b++) {
                 long base = quants(gOff, blocks, gb, b);
