@@ -1,16 +1,13 @@
 package org.jacap.simd;
 
-import java.lang.foreign.MemorySegment;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 
 /**
- * Half-precision on the vector lanes: 8-lane BF16 to float for the BF16 kernel, F16 to float for
- * the scales of the repacked copies, and F16 rounding at any width (scalar twins:
- * {@link HalfFloats}). Whole F16 rows need no vector code: C2 turns a plain loop over
- * {@link Float#float16ToFloat} into {@code vcvtph2ps} (see {@link F16Kernel#dequantize}); the
+ * Half-precision on the vector lanes: 8-lane BF16 to float for the BF16 kernel, and F16 rounding
+ * at any width (scalar twins: {@link HalfFloats}). F16 to float needs none: C2 turns a plain loop
+ * over {@link Float#float16ToFloat} into {@code vcvtph2ps} (see {@link F16Kernel#dequantize}); the
  * Vector API has no F16 conversion, and C2 does not vectorize {@link Float#floatToFloat16} inside
  * a multiply-add loop, so the rounding is done here in bit and float operations.
  */
@@ -20,47 +17,6 @@ final class HalfVectors {
     private static final int F16_MIN_NORMAL = 0x38800000; // 2^-14
     private static final int F16_MAX_BINADE = 0x47000000; // 2^15
     private static final int FLOAT_INFINITY = 0x7F800000;
-
-    /**
-     * {@code count} (a multiple of 16) f16 values at {@code offset} into {@code dst[dstOff ..)}:
-     * the F16 pattern shifted into a float's fields reads as its value times 2^-112 (subnormals
-     * included), so a multiply by 2^112 gives it back; an exponent of 31 first gets all eight
-     * exponent bits, so the multiply keeps infinity and NaN. Exact (HalfVectorsTest checks every
-     * pattern against {@link Float#float16ToFloat}). For the scales of the repacked copies: a plain
-     * loop over {@link Float#float16ToFloat} was not vectorised there, and this conversion inside
-     * their block loops ran boxed.
-     */
-    static void f16ToFloats(MemorySegment w, long offset, float[] dst, int dstOff, int count) {
-        if (Layouts.WIDE) {
-            FloatVector scale = FloatVector.broadcast(Layouts.F512, 0x1p112f);
-            for (int i = 0; i < count; i += 16) {
-                IntVector h = (IntVector) ShortVector.fromMemorySegment(Layouts.S256, w, offset + 2L * i, Layouts.LE)
-                        .convertShape(VectorOperators.S2I, Layouts.I512, 0);
-                IntVector bits = h.lanewise(VectorOperators.LSHL, 16)
-                        .lanewise(VectorOperators.ASHR, 3)
-                        .and(0x8FFFFFFF);
-                IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
-                bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
-                        .lanewise(VectorOperators.ASHR, 8)
-                        .and(FLOAT_INFINITY));
-                scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
-            }
-        } else {
-            FloatVector scale = FloatVector.broadcast(Layouts.F256, 0x1p112f);
-            for (int i = 0; i < count; i += 8) {
-                IntVector h = (IntVector) ShortVector.fromMemorySegment(Layouts.S128, w, offset + 2L * i, Layouts.LE)
-                        .convertShape(VectorOperators.S2I, Layouts.I256, 0);
-                IntVector bits = h.lanewise(VectorOperators.LSHL, 16)
-                        .lanewise(VectorOperators.ASHR, 3)
-                        .and(0x8FFFFFFF);
-                IntVector top = bits.and(0x0F800000).add(0x00800000).and(0x10000000);
-                bits = bits.or(top.lanewise(VectorOperators.LSHL, 3)
-                        .lanewise(VectorOperators.ASHR, 8)
-                        .and(FLOAT_INFINITY));
-                scale.mul(bits.reinterpretAsFloats()).intoArray(dst, dstOff + i);
-            }
-        }
-    }
 
     /** Eight BF16 patterns in int lanes to floats. */
     static FloatVector bf16ToFloat(IntVector b) {

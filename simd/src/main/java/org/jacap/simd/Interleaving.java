@@ -88,9 +88,9 @@ public final class Interleaving {
             if (!vectorized) {
                 Q4BlockInterleaved.rowsScalar(type, w, x, cols, out, outOff, r0, n);
             } else if (Layouts.WIDE) {
-                Q4BlockInterleaved.rowsWide(type, w, x, cols, out, outOff, r0, n, scratch);
+                Q4BlockInterleaved.rowsWide(type, w, x, cols, out, outOff, r0, n);
             } else {
-                Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, outOff, r0, n, scratch);
+                Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, outOff, r0, n);
             }
         } else if (type == GgmlType.Q8_0) {
             if (!vectorized) {

@@ -5,6 +5,7 @@ import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F256;
 import static org.jacap.simd.Layouts.F512;
+import static org.jacap.simd.Layouts.FLOAT;
 import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.LE;
@@ -26,18 +27,14 @@ import org.jacap.gguf.GgmlType;
  * and spend a pair sum, a conversion and an FMA on every block of every row. Here one lane is
  * one row: the activation is a broadcast per column, the products of 16 columns add up in 16-bit
  * lanes (at most 16·15·127 = 30,480), and the scale multiplies once per block for 32 rows. The
- * nibble bytes stay as stored (byte l: element l low, l + 16 high), and so do the f16 scales
- * and minimums: as floats they made the copy 11% (Q4_0) and 20% (Q4_1) larger than the file,
- * which decode streams every token. A group keeps its blocks' scales side by side at its start,
- * and the kernels turn {@link #SPAN} blocks of them into floats at a time
- * ({@link HalfVectors#f16ToFloats}), in a scratch array their block loop reads: converted on the lanes inside
- * the block loop, a vector operation of the kernel ran boxed (docs/performance.md).
+ * nibble bytes stay as stored (byte l: element l low, l + 16 high); the f16 scale and minimum
+ * become floats at load.
  *
- * <p>One group of 32 rows and {@code B} blocks takes {@code B} × {@link #groupBlockBytes} bytes:
+ * <p>One group of 32 rows and block {@code b} takes {@link #groupBlockBytes} bytes:
  * <pre>
- *   B × 64 bytes    d[b][r]     f16 scale of block b of row r
- *   B × 64 bytes    m[b][r]     f16 minimum of block b of row r (Q4_1 only)
- *   B × 512 bytes   q[b][l][r]  nibble byte l of block b of row r
+ *   bytes    0..511  q[l][r]  nibble byte l of row r
+ *   bytes  512..639  d[r]     f32 scale
+ *   bytes  640..767  m[r]     f32 minimum (Q4_1 only)
  * </pre>
  * Per row and block the sum {@code Σ q·x − o·Σx} is an exact int (o = 8 for Q4_0, 0 for Q4_1),
  * {@code acc = fma(sum, d·dx, acc)} and, for Q4_1, {@code min = fma(m, s, min)} with s the
@@ -47,33 +44,14 @@ import org.jacap.gguf.GgmlType;
 final class Q4BlockInterleaved {
     static final int ROWS = Q4KInterleaved.ROWS;
 
-    /** Quant bytes of one group and block. */
-    private static final int QS = 16 * ROWS;
-    /** F16 bytes of one group's scales (or minimums) of one block. */
-    private static final int SCALES = 2 * ROWS;
-    /** Blocks whose scales (and minimums) a kernel turns into floats at a time: their floats fill {@link TypeKernel#DOT_CHUNK}. */
-    static final int SPAN = TypeKernel.DOT_CHUNK / (2 * ROWS);
+    private static final int D = 16 * ROWS;
+    private static final int M = D + 4 * ROWS;
 
     private Q4BlockInterleaved() {}
 
     /** Bytes of one group and block: Q4_0 has no minimums. */
     static int groupBlockBytes(GgmlType type) {
-        return type == GgmlType.Q4_1 ? QS + 2 * SCALES : QS + SCALES;
-    }
-
-    /** Where block {@code b}'s f16 scales lie in the group at {@code gOff}. */
-    private static long scales(long gOff, int b) {
-        return gOff + (long) b * SCALES;
-    }
-
-    /** Where block {@code b}'s f16 minimums (Q4_1) lie in the group at {@code gOff} of {@code blocks} blocks. */
-    private static long minimums(long gOff, int blocks, int b) {
-        return gOff + (long) (blocks + b) * SCALES;
-    }
-
-    /** Where block {@code b}'s quants lie in the group at {@code gOff} of {@code blocks} blocks of {@code gb} bytes. */
-    private static long quants(long gOff, int blocks, int gb, int b) {
-        return gOff + (long) blocks * (gb - QS) + (long) b * QS;
+        return type == GgmlType.Q4_1 ? M + 4 * ROWS : M;
     }
 
     static long bytes(GgmlType type, int rows, int cols) {
@@ -91,14 +69,13 @@ final class Q4BlockInterleaved {
             int lane = r % ROWS;
             for (int b = 0; b < blocks; b++) {
                 long o = r * rowBytes + (long) b * blockBytes;
-                long gOff = (long) (r / ROWS) * blocks * gb;
-                long base = quants(gOff, blocks, gb, b);
+                long base = ((long) (r / ROWS) * blocks + b) * gb;
                 for (int l = 0; l < 16; l++) {
                     dst.set(BYTE, base + (long) l * ROWS + lane, src.get(BYTE, o + qs + l));
                 }
-                dst.set(SHORT, scales(gOff, b) + 2L * lane, src.get(SHORT, o));
+                dst.set(FLOAT, base + D + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o)));
                 if (minimum) {
-                    dst.set(SHORT, minimums(gOff, blocks, b) + 2L * lane, src.get(SHORT, o + 2));
+                    dst.set(FLOAT, base + M + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o + 2)));
                 }
             }
         }
@@ -110,53 +87,27 @@ final class Q4BlockInterleaved {
      * 512-bit; a group's rows past {@code r0+n} are computed and not written.
      */
     static void rowsWide(
-            GgmlType type,
-            MemorySegment w,
-            QuantizedActivations x,
-            int cols,
-            float[] out,
-            int outOff,
-            int r0,
-            int n,
-            float[] scratch) {
+            GgmlType type, MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
         int blocks = cols / 32;
         int gb = groupBlockBytes(type);
         boolean minimum = type == GgmlType.Q4_1;
         for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
-            groupWide(
-                    w,
-                    (long) g * blocks * gb,
-                    gb,
-                    minimum,
-                    x,
-                    blocks,
-                    scratch,
-                    out,
-                    outOff + g * ROWS,
-                    r0 + n - g * ROWS);
+            groupWide(w, (long) g * blocks * gb, gb, minimum, x, blocks, out, outOff + g * ROWS, r0 + n - g * ROWS);
         }
     }
 
     /** {@link #rowsWide} in 256-bit vectors: each group as two halves of 16 rows. */
     static void rowsNarrow(
-            GgmlType type,
-            MemorySegment w,
-            QuantizedActivations x,
-            int cols,
-            float[] out,
-            int outOff,
-            int r0,
-            int n,
-            float[] scratch) {
+            GgmlType type, MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
         int blocks = cols / 32;
         int gb = groupBlockBytes(type);
         boolean minimum = type == GgmlType.Q4_1;
         for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
             long gOff = (long) g * blocks * gb;
             int left = r0 + n - g * ROWS;
-            halfNarrow(w, gOff, 0, gb, minimum, x, blocks, scratch, out, outOff + g * ROWS, left);
+            halfNarrow(w, gOff, 0, gb, minimum, x, blocks, out, outOff + g * ROWS, left);
             if (left > 16) {
-                halfNarrow(w, gOff, 16, gb, minimum, x, blocks, scratch, out, outOff + g * ROWS + 16, left - 16);
+                halfNarrow(w, gOff, 16, gb, minimum, x, blocks, out, outOff + g * ROWS + 16, left - 16);
             }
         }
     }
@@ -168,7 +119,6 @@ final class Q4BlockInterleaved {
             boolean minimum,
             QuantizedActivations x,
             int blocks,
-            float[] scratch,
             float[] out,
             int outOff,
             int valid) {
@@ -181,45 +131,35 @@ final class Q4BlockInterleaved {
         FloatVector acc1 = FloatVector.zero(F512);
         FloatVector min0 = FloatVector.zero(F512);
         FloatVector min1 = FloatVector.zero(F512);
-        for (int span = 0; span < blocks; span += SPAN) {
-            int spanEnd = Math.min(blocks, span + SPAN);
-            HalfVectors.f16ToFloats(w, scales(gOff, span), scratch, 0, ROWS * (spanEnd - span));
-            if (minimum) {
-                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, span), scratch, ROWS * SPAN, ROWS * (spanEnd - span));
+        for (int b = 0; b < blocks; b++) {
+            long base = gOff + (long) b * gb;
+            int xo = 32 * b;
+            ShortVector lo = ShortVector.zero(S512);
+            ShortVector hi = ShortVector.zero(S512);
+            for (int l = 0; l < 16; l++) {
+                ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B256, w, base + (long) l * ROWS, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+                lo = q.and((short) 0x0F).mul(xq[xo + l]).add(lo);
+                hi = q.lanewise(VectorOperators.LSHR, 4).mul(xq[xo + 16 + l]).add(hi);
             }
-            for (int b = span; b < spanEnd; b++) {
-                long base = quants(gOff, blocks, gb, b);
-                int so = ROWS * (b - span);
-                int xo = 32 * b;
-                ShortVector lo = ShortVector.zero(S512);
-                ShortVector hi = ShortVector.zero(S512);
-                for (int l = 0; l < 16; l++) {
-                    ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B256, w, base + (long) l * ROWS, LE)
-                            .convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
-                    lo = q.and((short) 0x0F).mul(xq[xo + l]).add(lo);
-                    hi = q.lanewise(VectorOperators.LSHR, 4)
-                            .mul(xq[xo + 16 + l])
-                            .add(hi);
-                }
-                int correction = offset * xs[b];
-                IntVector s0 = ((IntVector) lo.convertShape(VectorOperators.S2I, I512, 0))
-                        .add((IntVector) hi.convertShape(VectorOperators.S2I, I512, 0))
-                        .sub(correction);
-                IntVector s1 = ((IntVector) lo.convertShape(VectorOperators.S2I, I512, 1))
-                        .add((IntVector) hi.convertShape(VectorOperators.S2I, I512, 1))
-                        .sub(correction);
-                float dx = xd[b];
-                FloatVector d0 = FloatVector.fromArray(F512, scratch, so).mul(dx);
-                FloatVector d1 = FloatVector.fromArray(F512, scratch, so + 16).mul(dx);
-                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
-                acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
-                if (minimum) {
-                    FloatVector sx = FloatVector.broadcast(F512, xbs[b]);
-                    min0 = FloatVector.fromArray(F512, scratch, ROWS * SPAN + so)
-                            .fma(sx, min0);
-                    min1 = FloatVector.fromArray(F512, scratch, ROWS * SPAN + so + 16)
-                            .fma(sx, min1);
-                }
+            int correction = offset * xs[b];
+            IntVector s0 = ((IntVector) lo.convertShape(VectorOperators.S2I, I512, 0))
+                    .add((IntVector) hi.convertShape(VectorOperators.S2I, I512, 0))
+                    .sub(correction);
+            IntVector s1 = ((IntVector) lo.convertShape(VectorOperators.S2I, I512, 1))
+                    .add((IntVector) hi.convertShape(VectorOperators.S2I, I512, 1))
+                    .sub(correction);
+            float dx = xd[b];
+            FloatVector d0 =
+                    FloatVector.fromMemorySegment(F512, w, base + D, LE).mul(dx);
+            FloatVector d1 =
+                    FloatVector.fromMemorySegment(F512, w, base + D + 64, LE).mul(dx);
+            acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
+            acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
+            if (minimum) {
+                FloatVector sx = FloatVector.broadcast(F512, xbs[b]);
+                min0 = FloatVector.fromMemorySegment(F512, w, base + M, LE).fma(sx, min0);
+                min1 = FloatVector.fromMemorySegment(F512, w, base + M + 64, LE).fma(sx, min1);
             }
         }
         if (minimum) {
@@ -244,7 +184,6 @@ final class Q4BlockInterleaved {
             boolean minimum,
             QuantizedActivations x,
             int blocks,
-            float[] scratch,
             float[] out,
             int outOff,
             int valid) {
@@ -257,49 +196,36 @@ final class Q4BlockInterleaved {
         FloatVector acc1 = FloatVector.zero(F256);
         FloatVector min0 = FloatVector.zero(F256);
         FloatVector min1 = FloatVector.zero(F256);
-        for (int span = 0; span < blocks; span += SPAN) {
-            int spanEnd = Math.min(blocks, span + SPAN);
-            for (int b = span; b < spanEnd; b++) { // this half's 16 rows of each block only
-                int so = ROWS * (b - span) + lane0;
-                HalfVectors.f16ToFloats(w, scales(gOff, b) + 2L * lane0, scratch, so, 16);
-                if (minimum) {
-                    HalfVectors.f16ToFloats(w, minimums(gOff, blocks, b) + 2L * lane0, scratch, ROWS * SPAN + so, 16);
-                }
+        for (int b = 0; b < blocks; b++) {
+            long base = gOff + (long) b * gb;
+            int xo = 32 * b;
+            ShortVector lo = ShortVector.zero(S256);
+            ShortVector hi = ShortVector.zero(S256);
+            for (int l = 0; l < 16; l++) {
+                ShortVector q = (ShortVector) ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + lane0, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+                lo = q.and((short) 0x0F).mul(xq[xo + l]).add(lo);
+                hi = q.lanewise(VectorOperators.LSHR, 4).mul(xq[xo + 16 + l]).add(hi);
             }
-            for (int b = span; b < spanEnd; b++) {
-                long base = quants(gOff, blocks, gb, b);
-                int so = ROWS * (b - span) + lane0;
-                int xo = 32 * b;
-                ShortVector lo = ShortVector.zero(S256);
-                ShortVector hi = ShortVector.zero(S256);
-                for (int l = 0; l < 16; l++) {
-                    ShortVector q =
-                            (ShortVector) ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + lane0, LE)
-                                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
-                    lo = q.and((short) 0x0F).mul(xq[xo + l]).add(lo);
-                    hi = q.lanewise(VectorOperators.LSHR, 4)
-                            .mul(xq[xo + 16 + l])
-                            .add(hi);
-                }
-                int correction = offset * xs[b];
-                IntVector s0 = ((IntVector) lo.convertShape(VectorOperators.S2I, I256, 0))
-                        .add((IntVector) hi.convertShape(VectorOperators.S2I, I256, 0))
-                        .sub(correction);
-                IntVector s1 = ((IntVector) lo.convertShape(VectorOperators.S2I, I256, 1))
-                        .add((IntVector) hi.convertShape(VectorOperators.S2I, I256, 1))
-                        .sub(correction);
-                float dx = xd[b];
-                FloatVector d0 = FloatVector.fromArray(F256, scratch, so).mul(dx);
-                FloatVector d1 = FloatVector.fromArray(F256, scratch, so + 8).mul(dx);
-                acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
-                acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
-                if (minimum) {
-                    FloatVector sx = FloatVector.broadcast(F256, xbs[b]);
-                    min0 = FloatVector.fromArray(F256, scratch, ROWS * SPAN + so)
-                            .fma(sx, min0);
-                    min1 = FloatVector.fromArray(F256, scratch, ROWS * SPAN + so + 8)
-                            .fma(sx, min1);
-                }
+            int correction = offset * xs[b];
+            IntVector s0 = ((IntVector) lo.convertShape(VectorOperators.S2I, I256, 0))
+                    .add((IntVector) hi.convertShape(VectorOperators.S2I, I256, 0))
+                    .sub(correction);
+            IntVector s1 = ((IntVector) lo.convertShape(VectorOperators.S2I, I256, 1))
+                    .add((IntVector) hi.convertShape(VectorOperators.S2I, I256, 1))
+                    .sub(correction);
+            float dx = xd[b];
+            long dOff = base + D + 4L * lane0;
+            FloatVector d0 = FloatVector.fromMemorySegment(F256, w, dOff, LE).mul(dx);
+            FloatVector d1 =
+                    FloatVector.fromMemorySegment(F256, w, dOff + 32, LE).mul(dx);
+            acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
+            acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
+            if (minimum) {
+                FloatVector sx = FloatVector.broadcast(F256, xbs[b]);
+                long mOff = base + M + 4L * lane0;
+                min0 = FloatVector.fromMemorySegment(F256, w, mOff, LE).fma(sx, min0);
+                min1 = FloatVector.fromMemorySegment(F256, w, mOff + 32, LE).fma(sx, min1);
             }
         }
         if (minimum) {
@@ -335,13 +261,10 @@ final class Q4BlockInterleaved {
         int gb = groupBlockBytes(GgmlType.Q4_0);
         int blocks = cols / 32;
         for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
-            long gOff = (long) g * blocks * gb;
-            long base = quants(gOff, blocks, gb, b);
+            long base = ((long) g * blocks + b) * gb;
             int o = (32 * b - k0) * ROWS;
             for (int h = 0; h < 2; h++) {
-                // the scales staged in the slots column 0 writes first
-                HalfVectors.f16ToFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
-                FloatVector d = FloatVector.fromArray(F512, dst, o + 16 * h);
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
                 for (int l = 0; l < 16; l++) {
                     ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
                     ((FloatVector) q.and((byte) 0x0F).sub((byte) 8).convertShape(VectorOperators.B2F, F512, 0))
@@ -361,15 +284,11 @@ final class Q4BlockInterleaved {
         int gb = groupBlockBytes(GgmlType.Q4_1);
         int blocks = cols / 32;
         for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
-            long gOff = (long) g * blocks * gb;
-            long base = quants(gOff, blocks, gb, b);
+            long base = ((long) g * blocks + b) * gb;
             int o = (32 * b - k0) * ROWS;
             for (int h = 0; h < 2; h++) {
-                // scales and minimums staged in the slots columns 0 and 1 write first
-                HalfVectors.f16ToFloats(w, scales(gOff, b) + 32L * h, dst, o + 16 * h, 16);
-                HalfVectors.f16ToFloats(w, minimums(gOff, blocks, b) + 32L * h, dst, o + ROWS + 16 * h, 16);
-                FloatVector d = FloatVector.fromArray(F512, dst, o + 16 * h);
-                FloatVector m = FloatVector.fromArray(F512, dst, o + ROWS + 16 * h);
+                FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
+                FloatVector m = FloatVector.fromMemorySegment(F512, w, base + M + 64L * h, LE);
                 for (int l = 0; l < 16; l++) {
                     ByteVector q = ByteVector.fromMemorySegment(B128, w, base + (long) l * ROWS + 16 * h, LE);
                     ((FloatVector) q.and((byte) 0x0F).convertShape(VectorOperators.B2F, F512, 0))
@@ -387,8 +306,8 @@ final class Q4BlockInterleaved {
 
     /** Row {@code r}'s minimum of block {@code b} in a repacked Q4_1 matrix of {@code blocks} blocks a row (the stored f16, as a float). */
     static float minimum(MemorySegment w, int r, int b, int blocks) {
-        long gOff = (long) (r / ROWS) * blocks * groupBlockBytes(GgmlType.Q4_1);
-        return HalfFloats.f16ToFloat(w.get(SHORT, minimums(gOff, blocks, b) + 2L * (r % ROWS)));
+        long base = ((long) (r / ROWS) * blocks + b) * groupBlockBytes(GgmlType.Q4_1);
+        return w.get(FLOAT, base + M + 4L * (r % ROWS));
     }
 
     /** Scalar twin of {@link #dequantizeGroup}. */
@@ -397,15 +316,14 @@ final class Q4BlockInterleaved {
         int gb = groupBlockBytes(type);
         int blocks = cols / 32;
         for (int b = k0 / 32, end = (k0 + kn) / 32; b < end; b++) {
-            long gOff = (long) g * blocks * gb;
-            long base = quants(gOff, blocks, gb, b);
+            long base = ((long) g * blocks + b) * gb;
             for (int l = 0; l < 16; l++) {
                 for (int r = 0; r < ROWS; r++) {
                     int q = w.get(BYTE, base + (long) l * ROWS + r) & 0xFF;
-                    float d = HalfFloats.f16ToFloat(w.get(SHORT, scales(gOff, b) + 2L * r));
+                    float d = w.get(FLOAT, base + D + 4L * r);
                     int o = (32 * b - k0) * ROWS + r;
                     if (minimum) {
-                        float m = HalfFloats.f16ToFloat(w.get(SHORT, minimums(gOff, blocks, b) + 2L * r));
+                        float m = w.get(FLOAT, base + M + 4L * r);
                         dst[o + l * ROWS] = (q & 0x0F) * d + m;
                         dst[o + (l + 16) * ROWS] = (q >>> 4) * d + m;
                     } else {
@@ -430,18 +348,16 @@ final class Q4BlockInterleaved {
             float acc = 0f;
             float min = 0f;
             for (int b = 0; b < blocks; b++) {
-                long base = quants(gOff, blocks, gb, b);
+                long base = gOff + (long) b * gb;
                 int s = 0;
                 for (int l = 0; l < 16; l++) {
                     int q = w.get(BYTE, base + (long) l * ROWS + lane) & 0xFF;
                     s += (q & 0x0F) * x.q[32 * b + l] + (q >>> 4) * x.q[32 * b + 16 + l];
                 }
                 s -= offset * x.sums[b];
-                float d = HalfFloats.f16ToFloat(w.get(SHORT, scales(gOff, b) + 2L * lane));
-                acc = Math.fma((float) s, d * x.d[b], acc);
+                acc = Math.fma((float) s, w.get(FLOAT, base + D + 4L * lane) * x.d[b], acc);
                 if (minimum) {
-                    float m = HalfFloats.f16ToFloat(w.get(SHORT, minimums(gOff, blocks, b) + 2L * lane));
-                    min = Math.fma(m, x.blockSums[b], min);
+                    min = Math.fma(w.get(FLOAT, base + M + 4L * lane), x.blockSums[b], min);
                 }
             }
             out[outOff + r] = minimum ? acc + min : acc;

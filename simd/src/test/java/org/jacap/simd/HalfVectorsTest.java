@@ -33,30 +33,6 @@ class HalfVectorsTest {
     }
 
     /**
-     * The repacked copies' F16 scales become floats on the lanes ({@link HalfVectors#f16ToFloats},
-     * at this JVM's width): all 65536 patterns give the JDK's bits (quieted NaNs included), cold and compiled.
-     */
-    @Test
-    void copyScalesDecodeEveryPatternLikeTheJdk() {
-        MemorySegment seg = MemorySegment.ofArray(new short[65536]);
-        for (int h = 0; h < 65536; h++) {
-            seg.set(Layouts.SHORT, 2L * h, (short) h);
-        }
-        float[] out = new float[65536 + 5];
-        for (int rep = 0; rep < 30; rep++) {
-            HalfVectors.f16ToFloats(seg, 0, out, 5, 65536);
-            for (int h = 0; h < 65536; h++) {
-                int expected = Float.floatToRawIntBits(Float.float16ToFloat((short) h));
-                if (Float.floatToRawIntBits(out[5 + h]) != expected) {
-                    assertThat(Float.floatToRawIntBits(out[5 + h]))
-                            .as("f16 pattern 0x%04x, pass %d", h, rep)
-                            .isEqualTo(expected);
-                }
-            }
-        }
-    }
-
-    /**
      * Floats on and around every F16 boundary: each F16 value, its float neighbours, the halfway
      * points between F16 neighbours (ties) and their neighbours, the overflow threshold 65520,
      * float subnormals, infinities and NaN.

@@ -41,10 +41,8 @@ class InterleavingTest {
     private static Form[] blockForms(GgmlType type) {
         return new Form[] {
             (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsScalar(type, w, x, cols, out, off, r0, n),
-            (w, x, cols, out, off, r0, n) ->
-                    Q4BlockInterleaved.rowsWide(type, w, x, cols, out, off, r0, n, new float[TypeKernel.DOT_CHUNK]),
-            (w, x, cols, out, off, r0, n) ->
-                    Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, off, r0, n, new float[TypeKernel.DOT_CHUNK])
+            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsWide(type, w, x, cols, out, off, r0, n),
+            (w, x, cols, out, off, r0, n) -> Q4BlockInterleaved.rowsNarrow(type, w, x, cols, out, off, r0, n)
         };
     }
 
@@ -87,7 +85,7 @@ class InterleavingTest {
         "Q4_0,45,96",
         "Q4_0,1,64",
         "Q4_0,70,2048",
-        "Q4_0,45,1056", // 33 blocks: spans of scales 16, 16 and 1
+        "Q4_0,45,1056", // 33 blocks: an odd block count
         "Q4_1,32,32",
         "Q4_1,45,96",
         "Q4_1,1,64",
@@ -97,7 +95,7 @@ class InterleavingTest {
         "Q8_0,45,96",
         "Q8_0,1,64",
         "Q8_0,70,2048",
-        "Q8_0,45,1056" // 33 blocks: spans of scales 32 and 1
+        "Q8_0,45,1056" // 33 blocks
     })
     void bothWidthsAreTheScalarTwinBitForBit(GgmlType type, int rows, int cols) {
         WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, rows * 31L + cols));
