@@ -65,6 +65,11 @@ final class Q4KInterleaved {
 
     private Q4KInterleaved() {}
 
+    /** Where group {@code g} (rows 32g ..) of a matrix of {@code blocks} super-blocks a row starts. */
+    private static long group(int g, int blocks) {
+        return (long) g * blocks * GROUP_BLOCK_BYTES;
+    }
+
     /** Where block {@code b}'s minimums lie in the group at {@code gOff}. */
     private static long head(long gOff, int b) {
         return gOff + (long) b * HEAD_BYTES;
@@ -90,9 +95,9 @@ final class Q4KInterleaved {
         for (int r = r0; r < r1; r++) {
             int g = r / ROWS;
             int lane = r % ROWS;
+            long gBase = group(g, blocks);
             for (int b = 0; b < blocks; b++) {
                 long o = r * rowBytes + (long) b * Q4KKernel.BYTES;
-                long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
                 long base = body(gBase, blocks, b);
                 long mins = head(gBase, b);
                 for (int i = 0; i < 128; i++) {
@@ -124,7 +129,7 @@ final class Q4KInterleaved {
             float[] scratch) {
         int blocks = cols / 256;
         for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
-            long gOff = (long) g * blocks * GROUP_BLOCK_BYTES;
+            long gOff = group(g, blocks);
             minimumsWide(w, gOff, x, blocks, scratch);
             groupWide(w, gOff, x, blocks, scratch, out, outOff + g * ROWS, r0 + n - g * ROWS);
         }
@@ -142,7 +147,7 @@ final class Q4KInterleaved {
             float[] scratch) {
         int blocks = cols / 256;
         for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
-            long base = (long) g * blocks * GROUP_BLOCK_BYTES;
+            long base = group(g, blocks);
             int left = r0 + n - g * ROWS;
             minimumsNarrow(w, base, 0, x, blocks, scratch);
             halfNarrow(w, base, 0, x, blocks, scratch, out, outOff + g * ROWS, left);
@@ -389,7 +394,7 @@ final class Q4KInterleaved {
         int blocks = cols / 256;
         for (int r = r0; r < r0 + n; r++) {
             int lane = r % ROWS;
-            long gOff = (long) (r / ROWS) * blocks * GROUP_BLOCK_BYTES;
+            long gOff = group(r / ROWS, blocks);
             float acc = 0f;
             float min = 0f;
             for (int b = 0; b < blocks; b++) {
@@ -423,8 +428,8 @@ final class Q4KInterleaved {
      */
     static void dequantizeGroup(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
         int blocks = cols / 256;
+        long gBase = group(g, blocks);
         for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
-            long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
             long base = body(gBase, blocks, b);
             long mins = head(gBase, b);
             int o = (256 * b - k0) * ROWS;
@@ -462,8 +467,8 @@ final class Q4KInterleaved {
     /** Scalar twin of {@link #dequantizeGroup}. */
     static void dequantizeGroupScalar(MemorySegment w, int g, int cols, int k0, int kn, float[] dst) {
         int blocks = cols / 256;
+        long gBase = group(g, blocks);
         for (int b = k0 / 256, end = (k0 + kn) / 256; b < end; b++) {
-            long gBase = (long) g * blocks * GROUP_BLOCK_BYTES;
             long base = body(gBase, blocks, b);
             long mins = head(gBase, b);
             int o = (256 * b - k0) * ROWS;
