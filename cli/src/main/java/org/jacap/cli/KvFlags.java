@@ -14,7 +14,7 @@ final class KvFlags {
      * Null means "not given".
      *
      * @param policySpec    {@code --kv-policy NAME[:k=v,...]}; null or {@code none} for no eviction (returns null)
-     * @param allocatorSpec {@code --kv-allocator}, default uniform
+     * @param allocatorSpec {@code --kv-allocator}, default the scorer's own (uniform but for {@code jacap:heads=...})
      * @param protect       {@code --kv-protect SINKS,RECENT}: the same protection for any policy
      * @throws JacapException with the flag's name in the message
      */
@@ -59,7 +59,9 @@ final class KvFlags {
         if (protect != null) {
             spec = withProtection(spec, protect);
         }
-        EvictionPolicy policy = EvictionPolicies.policy(spec, allocatorSpec == null ? "uniform" : allocatorSpec);
+        EvictionPolicy policy = allocatorSpec == null
+                ? EvictionPolicies.policy(spec) // the allocator the scorer's scores are made for
+                : EvictionPolicies.policy(spec, allocatorSpec);
         int b = budget == null ? 0 : budget;
         int s = b == 0 ? 0 : slack != null ? slack : EvictionSettings.defaultSlack(b);
         if (b > 0 && (long) b + s > Integer.MAX_VALUE / 4) {

@@ -23,6 +23,18 @@ class KvFlagsTest {
         EvictionSettings p = KvFlags.parse("knorm", "ada", 0.5, 64, 8, "4,16");
         assertThat(p.policy().describe()).isEqualTo("knorm:protect_sinks=4,protect_recent=16 / ada:alpha=0.2");
         assertThat(p.describe()).endsWith(", ratio 0.5, budget 64 + slack 8");
+        // without --kv-allocator a policy gets the allocator its scores are made for
+        assertThat(KvFlags.parse("jacap", null, 0.5, null, null, null).policy().describe())
+                .endsWith(" / uniform");
+        assertThat(KvFlags.parse("jacap:heads=capacity", null, null, 64, null, "4,16")
+                        .policy()
+                        .describe())
+                .contains(",heads=capacity")
+                .endsWith(" / ada:alpha=0.2");
+        assertThat(KvFlags.parse("jacap:heads=capacity", "uniform", 0.5, null, null, null)
+                        .policy()
+                        .describe())
+                .endsWith(" / uniform");
         assertThat(KvFlags.parse("snapkv:window=8", null, null, 64, null, "0,4")
                         .policy()
                         .scorer()

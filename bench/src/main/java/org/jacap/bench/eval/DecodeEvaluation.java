@@ -8,7 +8,6 @@ import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.EvictionPolicy;
 import org.jacap.kv.eviction.EvictionSchedule;
 import org.jacap.kv.eviction.EvictionSettings;
-import org.jacap.kv.eviction.UniformAllocator;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
 
@@ -134,8 +133,7 @@ public final class DecodeEvaluation {
             long[] nanos = new long[policies.size()];
             for (EvalPolicy p : policies) {
                 EvictionPolicy policy = p.forDocument(null, Protection.NONE);
-                EvictionSettings es = EvictionSettings.budget(
-                        new EvictionPolicy(policy.scorer(), new UniformAllocator()), settings.budget());
+                EvictionSettings es = EvictionSettings.budget(policy, settings.budget());
                 EvictionSchedule schedule =
                         new EvictionSchedule(model, EvictionSchedule.newState(model, es, p0 + t, storage), es, p0 + t);
                 schedule.prompt(w, 0, p0);

@@ -12,12 +12,12 @@ import org.jacap.kv.eviction.KeepAllScorer;
 import org.jacap.kv.eviction.KvScorer;
 import org.jacap.kv.eviction.ProtectedScorer;
 import org.jacap.kv.eviction.StatisticsSpec;
-import org.jacap.kv.eviction.UniformAllocator;
 
 /**
  * A policy as the evaluation runs it: the name of its row, what the shared prefill must gather
  * for it, and its scorer for one document (the oracle's depends on that document's reference run).
- * Every policy runs with the uniform allocator: the same budget for every (layer, KV head).
+ * Every policy runs with its scorer's own allocator: the same budget for every (layer, KV head),
+ * but for {@code jacap:heads=...}, whose KV heads share their layer's (AdaKV).
  */
 public record EvalPolicy(String name, StatisticsSpec statistics, Function<FutureAttentionMass, KvScorer> scorer) {
     public static final String ORACLE = "oracle";
@@ -28,7 +28,7 @@ public record EvalPolicy(String name, StatisticsSpec statistics, Function<Future
         if (protection.sinks() + protection.recent() > 0) {
             s = new ProtectedScorer(s, protection.sinks(), protection.recent());
         }
-        return new EvictionPolicy(s, new UniformAllocator());
+        return new EvictionPolicy(s, s.allocator());
     }
 
     /** One policy: {@code oracle}, or a scorer spec of the eviction registry ({@code snapkv:window=32}). */

@@ -11,6 +11,7 @@ import org.jacap.bench.progress.Progress;
 import org.jacap.kv.KvCache;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.eviction.Budget;
+import org.jacap.kv.eviction.BudgetAllocator;
 import org.jacap.kv.eviction.CompressionResult;
 import org.jacap.kv.eviction.EvictionObserver;
 import org.jacap.kv.eviction.FutureAttentionOracle.FutureAttentionMass;
@@ -18,6 +19,7 @@ import org.jacap.kv.eviction.KvCompressor;
 import org.jacap.kv.eviction.QueryStatistic;
 import org.jacap.kv.eviction.QueryStatistics;
 import org.jacap.kv.eviction.StatisticsSpec;
+import org.jacap.kv.eviction.UniformAllocator;
 import org.jacap.model.BlockPrefix;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
@@ -367,7 +369,7 @@ public final class FidelityEvaluation {
             for (double r : settings.ratios()) {
                 InferenceState s = prepared.copy();
                 CompressionResult result = compressor.retain(s.kvCache(), ranking, Budget.ratio(r));
-                checkBudget(s.kvCache(), settings.kept(r), policy.name());
+                checkBudget(s.kvCache(), settings.kept(r), compressor.policy().allocator(), policy.name());
                 float[] q = prefix == null
                         ? model.forwardRows(s, window, n, forced, scoredFrom)
                         : model.forwardFrom(s, prefix, scoredFrom);
@@ -417,20 +419,28 @@ public final class FidelityEvaluation {
     }
 
     /**
-     * Every policy is promised the same budget: hold each one to it. Sliding-window layers are not
-     * budgeted (they keep their live window whatever the policy, docs/kv-cache.md), so only global
-     * layers are checked.
+     * Every policy is promised the same budget: hold each one to it, per (layer, KV head), or per
+     * layer when its KV heads share the layer's budget (AdaKV-style allocators). Sliding-window
+     * layers are not budgeted (they keep their live window whatever the policy, docs/kv-cache.md),
+     * so only global layers are checked.
      */
-    static void checkBudget(KvCache cache, int kept, String policy) {
+    static void checkBudget(KvCache cache, int kept, BudgetAllocator allocator, String policy) {
+        boolean perHead = allocator instanceof UniformAllocator;
         for (int l = 0; l < cache.layers(); l++) {
             if (cache.isWindowed(l)) {
                 continue;
             }
+            long layerTotal = 0;
             for (int h = 0; h < cache.kvHeads(); h++) {
-                if (cache.length(l, h) > kept) {
+                layerTotal += cache.length(l, h);
+                if (perHead && cache.length(l, h) > kept) {
                     throw new IllegalStateException(policy + " kept " + cache.length(l, h) + " entries in layer " + l
                             + ", KV head " + h + "; the budget is " + kept);
                 }
+            }
+            if (layerTotal > (long) kept * cache.kvHeads()) {
+                throw new IllegalStateException(policy + " kept " + layerTotal + " entries in layer " + l
+                        + "; the budget is " + kept + " per KV head, " + (long) kept * cache.kvHeads() + " in all");
             }
         }
     }

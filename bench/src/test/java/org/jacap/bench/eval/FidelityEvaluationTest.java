@@ -7,8 +7,11 @@ import static org.assertj.core.api.Assertions.within;
 import java.util.List;
 import org.jacap.JacapException;
 import org.jacap.bench.progress.Progress;
+import org.jacap.kv.KvCache;
 import org.jacap.kv.KvCacheTypes;
 import org.jacap.kv.KvStorage;
+import org.jacap.kv.eviction.AdaKvAllocator;
+import org.jacap.kv.eviction.UniformAllocator;
 import org.jacap.model.LoadOptions;
 import org.jacap.model.Model;
 import org.jacap.simd.Precision;
@@ -83,6 +86,45 @@ class FidelityEvaluationTest {
         assertThat(oracle.meanKl().value()).isLessThan(knorm.meanKl().value());
         assertThat(r.description()).startsWith("test · full-cache NLL ");
         assertThat(r.markdown()).contains("| oracle     |   0.5 |   24 |");
+    }
+
+    /**
+     * {@code jacap:heads=capacity} runs with AdaKV's allocator: its KV heads share their layer's budget
+     * (the check holds it to the layer's total, not each head's), so it keeps other entries than the
+     * uniform default at the same budget.
+     */
+    @Test
+    void headBudgetsShareTheLayersBudgetAndKeepOtherEntries() {
+        FidelityEvaluation.Settings s = settings(List.of(0.5), List.of());
+        List<int[]> w = windows(s, 2);
+        List<EvalPolicy> policies = EvalPolicy.parseList("jacap,jacap:heads=capacity");
+        assertThat(policies.get(1).forDocument(null, Protection.NONE).allocator())
+                .isInstanceOf(AdaKvAllocator.class);
+        EvalReport r = new FidelityEvaluation(model, s, policies).run(w, "heads", Progress.NONE);
+        CellSummary even = r.cells().get(1);
+        CellSummary shared = r.cells().get(2);
+        assertThat(shared.policy()).isEqualTo("jacap:heads=capacity");
+        assertThat(shared.keptPerHead()).isEqualTo(even.keptPerHead()).isEqualTo(24);
+        assertThat(shared.meanKl().value())
+                .isPositive()
+                .isNotEqualTo(even.meanKl().value());
+    }
+
+    @Test
+    void theBudgetCheckHoldsEachHeadOrEachLayer() {
+        KvCache c = new KvCache(1, 2, 2, 2, 8);
+        for (int i = 0; i < 6; i++) {
+            c.append(0, 0, i, new float[2], 0, new float[2], 0);
+        }
+        for (int i = 0; i < 2; i++) {
+            c.append(0, 1, i, new float[2], 0, new float[2], 0);
+        }
+        // 6 + 2 entries against 4 per head: over for one head, within the layer's 8
+        FidelityEvaluation.checkBudget(c, 4, new AdaKvAllocator(0.2), "ada");
+        assertThatThrownBy(() -> FidelityEvaluation.checkBudget(c, 4, new UniformAllocator(), "even"))
+                .hasMessageContaining("even kept 6 entries in layer 0, KV head 0; the budget is 4");
+        assertThatThrownBy(() -> FidelityEvaluation.checkBudget(c, 3, new AdaKvAllocator(0.2), "ada"))
+                .hasMessageContaining("ada kept 8 entries in layer 0; the budget is 3 per KV head, 6 in all");
     }
 
     @Test

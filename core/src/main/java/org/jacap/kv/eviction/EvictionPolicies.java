@@ -142,6 +142,12 @@ public final class EvictionPolicies {
         return specs;
     }
 
+    /** A scorer with the allocator its scores are made for ({@link KvScorer#allocator()}). */
+    public static EvictionPolicy policy(String scorerSpec) {
+        KvScorer scorer = scorer(scorerSpec);
+        return new EvictionPolicy(scorer, scorer.allocator());
+    }
+
     public static EvictionPolicy policy(String scorerSpec, String allocatorSpec) {
         return new EvictionPolicy(scorer(scorerSpec), allocator(allocatorSpec));
     }
@@ -249,7 +255,18 @@ public final class EvictionPolicies {
                 (int) s.integer(d.recent(), "recent"),
                 s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
                 longContext(s),
-                windowLead(s, relevance != null && capacity != null ? d.windowLead() : null));
+                windowLead(s, relevance != null && capacity != null ? d.windowLead() : null),
+                headBudgets(s, d.heads()));
+    }
+
+    /** {@code heads=uniform|capacity|attention}: how a layer's KV heads share its budget. */
+    private static FusedJacapScorer.HeadBudgets headBudgets(Spec s, FusedJacapScorer.HeadBudgets byDefault) {
+        List<String> names = new ArrayList<>();
+        for (FusedJacapScorer.HeadBudgets h : FusedJacapScorer.HeadBudgets.values()) {
+            names.add(h.spelt());
+        }
+        String chosen = s.choice(byDefault.spelt(), names, "heads");
+        return FusedJacapScorer.HeadBudgets.valueOf(chosen.toUpperCase(Locale.ROOT));
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.jacap.kv.eviction;
 
+import java.util.Arrays;
+import java.util.Locale;
 import org.jacap.JacapException;
 import org.jacap.kv.eviction.math.TopK;
 
@@ -42,6 +44,8 @@ import org.jacap.kv.eviction.math.TopK;
  *                  {@code reserve=all}: every entry, so capacity leads its share of any budget)
  * @param longContext the regime of long layers; null: one regime at every length
  * @param windowLead  the observation window's own share of every budget; null: none
+ * @param heads       how a layer's budget is shared among its KV heads ({@code heads=}): evenly, or
+ *                    AdaKV-style by a currency the heads' entries compete on ({@link HeadBudgets})
  */
 public record FusedJacapScorer(
         KvScorer relevance,
@@ -51,7 +55,8 @@ public record FusedJacapScorer(
         int recent,
         int reserve,
         LongContext longContext,
-        WindowLead windowLead)
+        WindowLead windowLead,
+        HeadBudgets heads)
         implements KvScorer {
     /** {@code reserve} when every entry of the capacity ranking takes part. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -85,11 +90,49 @@ public record FusedJacapScorer(
         }
     }
 
+    /**
+     * How a layer's budget is shared among its KV heads. {@code UNIFORM}: each keeps the same
+     * number. Otherwise AdaKV-style ({@link AdaKvAllocator}): the layer's total goes to the best
+     * (head, entry) pairs by a currency comparable across heads, each head keeping the top of its
+     * own fused ranking, so a head whose entries carry more of the currency keeps more of them.
+     * {@code CAPACITY}: the observed-ᾱ capacity score ({@code jacap-observed}, a ridge leverage
+     * times its weight); {@code ATTENTION}: H2O's mean attention received, AdaKV's own currency.
+     */
+    public enum HeadBudgets {
+        UNIFORM,
+        CAPACITY,
+        ATTENTION;
+
+        /** As {@code heads=} spells it. */
+        public String spelt() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The currency of {@link HeadBudgets#CAPACITY}. */
+    private static final JacapScorer CAPACITY_CURRENCY = JacapScorer.observed();
+
+    /** The currency of {@link HeadBudgets#ATTENTION}: H2O as kvpress runs it. */
+    private static final ObservedAttentionScorer ATTENTION_CURRENCY = new ObservedAttentionScorer();
+
     /** The observation window's queries when {@code window_share} is given without {@code window_queries}. */
     public static final int DEFAULT_WINDOW_QUERIES = 64;
 
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
     public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
+
+    /** Every KV head of a layer keeps the same number of entries. */
+    public FusedJacapScorer(
+            KvScorer relevance,
+            KvScorer capacity,
+            double share,
+            int sinks,
+            int recent,
+            int reserve,
+            LongContext longContext,
+            WindowLead windowLead) {
+        this(relevance, capacity, share, sinks, recent, reserve, longContext, windowLead, HeadBudgets.UNIFORM);
+    }
 
     /** One regime at every length. */
     public FusedJacapScorer(KvScorer relevance, KvScorer capacity, double share, int sinks, int recent, int reserve) {
@@ -110,6 +153,9 @@ public record FusedJacapScorer(
         }
         if (sinks < 0 || recent < 0 || reserve < 0) {
             throw new JacapException("jacap: sinks, recent and reserve must be >= 0");
+        }
+        if (heads == null) {
+            heads = HeadBudgets.UNIFORM;
         }
         if (relevance == null) {
             share = 0;
@@ -191,7 +237,10 @@ public record FusedJacapScorer(
                 share,
                 sinks,
                 recent,
-                longContext.reserve());
+                longContext.reserve(),
+                null,
+                null,
+                heads);
     }
 
     @Override
@@ -217,7 +266,14 @@ public record FusedJacapScorer(
                                 + spelt(longContext.reserve()))
                 + (windowLead == null // spelt out: the default has a window lead
                         ? ",window_share=0"
-                        : ",window_share=" + windowLead.share() + ",window_queries=" + windowLead.queries());
+                        : ",window_share=" + windowLead.share() + ",window_queries=" + windowLead.queries())
+                + (heads == HeadBudgets.UNIFORM ? "" : ",heads=" + heads.spelt());
+    }
+
+    /** AdaKV's joint selection when the heads share the layer's budget, else the same count per head. */
+    @Override
+    public BudgetAllocator allocator() {
+        return heads == HeadBudgets.UNIFORM ? new UniformAllocator() : new AdaKvAllocator(AdaKvAllocator.DEFAULT_ALPHA);
     }
 
     /** A reserve as the registry parses it: {@code all} for {@link #UNBOUNDED}. */
@@ -235,6 +291,9 @@ public record FusedJacapScorer(
         if (windowLead != null) {
             own = own.union(windowLead.scorer().statistics());
         }
+        if (heads != HeadBudgets.UNIFORM) {
+            own = own.union(currencyScorer().statistics());
+        }
         return longContext == null
                 ? own
                 : own.union(regimeFor(longContext.from()).statistics());
@@ -250,9 +309,9 @@ public record FusedJacapScorer(
         double[][] cap = capacity == null ? null : capacity.score(layer, ScoreTrace.NONE);
         double[][] win = windowLead == null ? null : windowLead.scorer().score(layer, ScoreTrace.NONE);
         double capShare = 1 - share - (windowLead == null ? 0 : windowLead.share());
-        int heads = layer.shape().kvHeads();
-        double[][] s = new double[heads][];
-        for (int g = 0; g < heads; g++) {
+        int kvHeads = layer.shape().kvHeads();
+        double[][] s = new double[kvHeads][];
+        for (int g = 0; g < kvHeads; g++) {
             int n = layer.head(g).length();
             double[] relRank = rel == null ? null : ranks(rel[g], n);
             double[] capRank = cap == null ? null : ranks(cap[g], n);
@@ -271,7 +330,53 @@ public record FusedJacapScorer(
             }
         }
         protect(s);
+        if (heads != HeadBudgets.UNIFORM && kvHeads > 1) {
+            KvScorer currencyScorer = currencyScorer();
+            double[][] currency = currencyScorer.equals(relevance) ? rel : currencyScorer.score(layer, ScoreTrace.NONE);
+            for (int g = 0; g < kvHeads; g++) {
+                s[g] = inCurrency(s[g], currency[g]);
+            }
+        }
         return s;
+    }
+
+    private KvScorer currencyScorer() {
+        return heads == HeadBudgets.CAPACITY ? CAPACITY_CURRENCY : ATTENTION_CURRENCY;
+    }
+
+    /**
+     * One head's fused scores re-valued so that heads compare by currency while each keeps its own
+     * order: the entry at place r of the fused order (after the protected ones, which keep their
+     * scores above everything) takes the r-th largest currency of the head's unprotected entries,
+     * mapped into [-1, 0) by {@code -1/(1 + c)} and made strictly decreasing along the order. A joint
+     * top-k over a layer's heads then gives each head as many entries as AdaKV by that currency
+     * would, and they are the best of its fused ranking. Independent of the budget, like the fused score.
+     */
+    static double[] inCurrency(double[] fused, double[] currency) {
+        int n = fused.length;
+        int[] order = TopK.rankOrder(fused, n);
+        double[] values = new double[n];
+        int unprotected = 0;
+        for (int i = 0; i < n; i++) {
+            if (fused[i] <= 0) {
+                values[unprotected++] = -1 / (1 + Math.max(0, currency[i]));
+            }
+        }
+        Arrays.sort(values, 0, unprotected); // ascending: the largest currency last
+        double[] out = new double[n];
+        double previous = 0;
+        int next = unprotected;
+        for (int r = 0; r < n; r++) {
+            int i = order[r];
+            if (fused[i] > 0) {
+                out[i] = fused[i];
+                continue;
+            }
+            double v = Math.min(values[--next], Math.nextDown(previous));
+            out[i] = v;
+            previous = v;
+        }
+        return out;
     }
 
     /** rank[i] = place of entry i in the ranking (0 = best; ties toward the lower index). */

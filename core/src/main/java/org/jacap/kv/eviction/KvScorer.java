@@ -34,6 +34,15 @@ public sealed interface KvScorer
         return name();
     }
 
+    /**
+     * The allocator this scorer's scores are made for when none is asked for: the same number of
+     * entries per KV head, unless the scores are comparable across a layer's heads on purpose
+     * ({@code jacap:heads=capacity}).
+     */
+    default BudgetAllocator allocator() {
+        return new UniformAllocator();
+    }
+
     /** What the forward pass must gather for this scorer. */
     StatisticsSpec statistics();
 

@@ -30,6 +30,11 @@ public record ProtectedScorer(KvScorer base, int sinks, int recent) implements K
     }
 
     @Override
+    public BudgetAllocator allocator() {
+        return base.allocator();
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         return base.statistics();
     }

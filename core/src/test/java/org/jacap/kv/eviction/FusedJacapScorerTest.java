@@ -241,6 +241,92 @@ class FusedJacapScorerTest {
                 .hasMessageContaining("long_from and long_window must be >= 1");
     }
 
+    /**
+     * {@code heads=capacity|attention}: under AdaKV's joint selection each KV head keeps as many
+     * entries as AdaKV by the currency alone would give it, and they are the top of its own
+     * (uniform) fused ranking.
+     */
+    @Test
+    void headBudgetsAreAdaKvsCountsByTheCurrencyOverEachHeadsOwnRanking() {
+        FusedJacapScorer even = FusedJacapScorer.defaults();
+        double[][] fused = even.score(snapshot);
+        for (FusedJacapScorer.HeadBudgets heads : new FusedJacapScorer.HeadBudgets[] {
+            FusedJacapScorer.HeadBudgets.CAPACITY, FusedJacapScorer.HeadBudgets.ATTENTION
+        }) {
+            FusedJacapScorer shared = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=" + heads.spelt());
+            assertThat(shared.allocator()).isEqualTo(new AdaKvAllocator(AdaKvAllocator.DEFAULT_ALPHA));
+            double[][] currency = (heads == FusedJacapScorer.HeadBudgets.CAPACITY
+                            ? JacapScorer.observed()
+                            : new ObservedAttentionScorer())
+                    .score(snapshot);
+            // AdaKV on the currency itself, the fused ranking's protected entries (4 sinks) first
+            double[][] byCurrency = new double[2][];
+            for (int g = 0; g < 2; g++) {
+                byCurrency[g] = currency[g].clone();
+                for (int i = 0; i < 4; i++) {
+                    byCurrency[g][i] = 1e9 - i;
+                }
+            }
+            double[][] scores = shared.score(snapshot);
+            boolean uneven = false;
+            for (int budget : new int[] {8, 15, 30, 45}) {
+                int[][] kept = shared.allocator().select(scores, Budget.kept(budget), 0, 1);
+                int[][] ada = shared.allocator().select(byCurrency, Budget.kept(budget), 0, 1);
+                assertThat(kept[0].length + kept[1].length).isEqualTo(2 * budget);
+                for (int g = 0; g < 2; g++) {
+                    assertThat(kept[g])
+                            .as("%s budget %d head %d", heads, budget, g)
+                            .hasSameSizeAs(ada[g]);
+                    assertThat(kept[g]).containsExactly(top(fused[g], kept[g].length));
+                }
+                uneven |= kept[0].length != budget;
+            }
+            assertThat(uneven).as("%s moves budget between the heads", heads).isTrue();
+            assertThat(shared.statistics())
+                    .isEqualTo(even.statistics().union(new ObservedAttentionScorer().statistics()));
+        }
+    }
+
+    /** One KV head (Gemma 3 270M) has nothing to share: the scores are the uniform form's. */
+    @Test
+    void aSingleKvHeadKeepsTheUniformScores() {
+        LayerSnapshot oneHead = new SyntheticLayer(5, 4, 1, 50, 8).snapshot(SyntheticLayer.everything(4, 32));
+        assertThat(EvictionPolicies.scorer("jacap:heads=capacity").score(oneHead))
+                .isDeepEqualTo(FusedJacapScorer.defaults().score(oneHead));
+    }
+
+    @Test
+    void inCurrencyKeepsProtectedScoresAndEachHeadsOrderEvenThroughTies() {
+        double[] fused = {3, -2, -0.0, 2, -1, -5};
+        double[] currency = {9, 0.5, 0.5, 9, 0, 0}; // ties, and the protected entries' own values ignored
+        double[] v = FusedJacapScorer.inCurrency(fused, currency);
+        assertThat(v[0]).isEqualTo(3);
+        assertThat(v[3]).isEqualTo(2);
+        assertThat(v[2]).isEqualTo(-1 / 1.5);
+        assertThat(v[2]).isGreaterThan(v[4]);
+        assertThat(v[4]).isGreaterThan(v[1]);
+        assertThat(v[1]).isGreaterThan(v[5]);
+        assertThat(v[5]).isGreaterThanOrEqualTo(-1.0 - 1e-12).isLessThan(0);
+        assertThat(TopK.rankOrder(v, 6)).containsExactly(TopK.rankOrder(fused, 6));
+    }
+
+    @Test
+    void headBudgetsParseBackAndAreUniformByDefault() {
+        assertThat(FusedJacapScorer.defaults().heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
+        assertThat(FusedJacapScorer.defaults().spec()).doesNotContain("heads=");
+        assertThat(FusedJacapScorer.defaults().allocator()).isEqualTo(new UniformAllocator());
+        assertThat(EvictionPolicies.policy("jacap").allocator()).isEqualTo(new UniformAllocator());
+        FusedJacapScorer capacityHeads = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=capacity");
+        assertThat(capacityHeads.spec()).endsWith(",heads=capacity");
+        assertThat(EvictionPolicies.scorer(capacityHeads.spec())).isEqualTo(capacityHeads);
+        assertThat(EvictionPolicies.policy("jacap:heads=attention").allocator()).isInstanceOf(AdaKvAllocator.class);
+        assertThat(new ProtectedScorer(capacityHeads, 4, 16).allocator()).isInstanceOf(AdaKvAllocator.class);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:heads=some"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("'heads'")
+                .hasMessageContaining("uniform, capacity, attention");
+    }
+
     @Test
     void registryDefaultsAndBadParameters() {
         assertThat(EvictionPolicies.scorer("jacap")).isEqualTo(FusedJacapScorer.defaults());
