@@ -1,7 +1,6 @@
 package org.jacap.simd;
 
 import static org.jacap.simd.Layouts.B128;
-import static org.jacap.simd.Layouts.B256;
 import static org.jacap.simd.Layouts.B64;
 import static org.jacap.simd.Layouts.BYTE;
 import static org.jacap.simd.Layouts.F256;
@@ -118,17 +117,23 @@ final class Q6KInterleaved {
                 int xo = 256 * b + 16 * j;
                 long qo = base + (long) 16 * j * ROWS;
                 ShortVector p = ShortVector.zero(S512);
-                for (int l = 0; l < 8; l++) {
-                    p = ((ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
-                                    .convertShape(VectorOperators.B2S, S512, 0))
+                for (int l = 0; l < 8; l += 2) {
+                    ByteVector two = ByteVector.fromMemorySegment(ByteVector.SPECIES_512, w, qo + (long) l * ROWS, LE);
+                    p = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 0))
                             .mul(xq[xo + l])
+                            .add(p);
+                    p = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 1))
+                            .mul(xq[xo + l + 1])
                             .add(p);
                 }
                 ShortVector p2 = ShortVector.zero(S512);
-                for (int l = 8; l < 16; l++) {
-                    p2 = ((ShortVector) ByteVector.fromMemorySegment(B256, w, qo + (long) l * ROWS, LE)
-                                    .convertShape(VectorOperators.B2S, S512, 0))
+                for (int l = 8; l < 16; l += 2) {
+                    ByteVector two = ByteVector.fromMemorySegment(ByteVector.SPECIES_512, w, qo + (long) l * ROWS, LE);
+                    p2 = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 0))
                             .mul(xq[xo + l])
+                            .add(p2);
+                    p2 = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 1))
+                            .mul(xq[xo + l + 1])
                             .add(p2);
                 }
                 long so = base + SC + (long) j * ROWS;
