@@ -19,7 +19,6 @@ import org.jacap.kv.eviction.KvCompressor;
 import org.jacap.kv.eviction.QueryStatistic;
 import org.jacap.kv.eviction.QueryStatistics;
 import org.jacap.kv.eviction.StatisticsSpec;
-import org.jacap.kv.eviction.UniformAllocator;
 import org.jacap.model.BlockPrefix;
 import org.jacap.model.InferenceState;
 import org.jacap.model.Model;
@@ -425,7 +424,7 @@ public final class FidelityEvaluation {
      * so only global layers are checked.
      */
     static void checkBudget(KvCache cache, int kept, BudgetAllocator allocator, String policy) {
-        boolean perHead = allocator instanceof UniformAllocator;
+        int perHead = allocator.maxKeptPerHead(kept, cache.kvHeads()); // kept, or the layer's total under AdaKV
         for (int l = 0; l < cache.layers(); l++) {
             if (cache.isWindowed(l)) {
                 continue;
@@ -433,9 +432,9 @@ public final class FidelityEvaluation {
             long layerTotal = 0;
             for (int h = 0; h < cache.kvHeads(); h++) {
                 layerTotal += cache.length(l, h);
-                if (perHead && cache.length(l, h) > kept) {
+                if (cache.length(l, h) > perHead) {
                     throw new IllegalStateException(policy + " kept " + cache.length(l, h) + " entries in layer " + l
-                            + ", KV head " + h + "; the budget is " + kept);
+                            + ", KV head " + h + "; the budget is " + perHead);
                 }
             }
             if (layerTotal > (long) kept * cache.kvHeads()) {

@@ -332,7 +332,9 @@ public record FusedJacapScorer(
         protect(s);
         if (heads != HeadBudgets.UNIFORM && kvHeads > 1) {
             KvScorer currencyScorer = currencyScorer();
-            double[][] currency = currencyScorer.equals(relevance) ? rel : currencyScorer.score(layer, ScoreTrace.NONE);
+            double[][] currency = currencyScorer.equals(relevance)
+                    ? rel
+                    : currencyScorer.equals(capacity) ? cap : currencyScorer.score(layer, ScoreTrace.NONE);
             for (int g = 0; g < kvHeads; g++) {
                 s[g] = inCurrency(s[g], currency[g]);
             }
