@@ -36,6 +36,8 @@ public final class KvCache {
     private final int[][] positions;
     private final int[] starts;
     private final int[] lengths;
+    /** Per head: the largest |v| appended since the last clear (NaN after a non-finite one); see {@link #valueBound}. */
+    private final float[] appendedValueMagnitude;
 
     /** An f32 cache without an upper bound on its capacity (it grows as long as appends need). */
     public KvCache(int layers, int kvHeads, int keyDim, int valueDim, int initialCapacity) {
@@ -103,6 +105,7 @@ public final class KvCache {
         this.positions = new int[n][];
         this.starts = new int[n];
         this.lengths = new int[n];
+        this.appendedValueMagnitude = new float[n];
         for (int i = 0; i < n; i++) {
             int cap = Math.min(initialCapacity, layerMax(i / kvHeads));
             keys[i] = types.keys().rows(keyDim, cap);
@@ -126,6 +129,7 @@ public final class KvCache {
         this.positions = new int[n][];
         this.starts = src.starts.clone();
         this.lengths = src.lengths.clone();
+        this.appendedValueMagnitude = src.appendedValueMagnitude.clone();
         for (int i = 0; i < n; i++) {
             // The copy gets exactly the source's capacity so that it behaves identically.
             keys[i] = src.keys[i].copy();
@@ -369,6 +373,23 @@ public final class KvCache {
         values[s].write(row, v, vOff);
         positions[s][row] = position;
         lengths[s] = len + 1;
+        float most = appendedValueMagnitude[s];
+        for (int c = 0; c < valueDim; c++) {
+            most = Math.max(most, Math.abs(v[vOff + c])); // NaN stays NaN
+        }
+        appendedValueMagnitude[s] = most;
+    }
+
+    /**
+     * A bound on |v| for every value this head holds: the largest appended since the last
+     * {@link #clear}, with room for the storage's rounding (F16 raises a magnitude by at most
+     * 2^-11 of itself or, below 2^-14, by 2^-24; Q8_0 by at most 2^-11 of the row's largest, its
+     * scale rounded to F16); NaN or infinity once a non-finite value was appended. Eviction only
+     * removes rows, so the bound stays true. Decoding over an F16 cache uses it to round its
+     * accumulator cheaply ({@code HalfOnlineAttention.updateHeads}).
+     */
+    public float valueBound(int layer, int head) {
+        return appendedValueMagnitude[slot(layer, head)] * 1.001f + 0x1p-24f;
     }
 
     /**
@@ -451,5 +472,6 @@ public final class KvCache {
     public void clear() {
         Arrays.fill(lengths, 0);
         Arrays.fill(starts, 0);
+        Arrays.fill(appendedValueMagnitude, 0f);
     }
 }

@@ -8,7 +8,8 @@ import org.jacap.simd.ThreadPool;
  * Attention of a few queries (decoding, short prompts) over an F16 cache, as llama.cpp's CPU flash
  * attention computes it ({@link HalfOnlineAttention}), reading the cache a tile of rows at a time:
  * each tile is turned into floats once for all the query heads of its KV head and stays in the
- * first-level cache while they visit it. Before, every layer turned the whole cache into floats on
+ * first-level cache while they visit it ({@link HalfOnlineAttention#updateHeads}, with the cache's
+ * bound on the values, {@link KvCache#valueBound}, which lets it round cheaply). Before, every layer turned the whole cache into floats on
  * the calling thread first, for every token: at a depth of thousands of tokens that alone took
  * longer than the rest of the step.
  *
@@ -180,6 +181,7 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
         for (int i = 0; i < heads; i++) {
             HalfOnlineAttention.begin(q, t * l.queryDim() + (firstHead + i) * dk, dk, dv, state, i * size);
         }
+        float valueBound = cache.valueBound(il, g);
         float[] keys = keyTiles[worker];
         float[] values = valueTiles[worker];
         int tile = tileRows(dk, dv);
@@ -187,9 +189,8 @@ final class HalfCacheAttention implements ThreadPool.RangeTask {
             int count = Math.min(tile, last - row);
             cache.readKeys(il, g, row, count, keys, 0);
             cache.readValues(il, g, row, count, values, 0);
-            for (int i = 0; i < heads; i++) {
-                HalfOnlineAttention.update(state, i * size, dk, dv, keys, 0, values, 0, count, l.attentionScale());
-            }
+            HalfOnlineAttention.updateHeads(
+                    state, 0, heads, dk, dv, keys, 0, values, 0, count, l.attentionScale(), valueBound);
         }
         int block = HalfOnlineAttention.foldedSize(dv);
         for (int i = 0; i < heads; i++) {

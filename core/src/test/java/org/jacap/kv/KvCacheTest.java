@@ -44,6 +44,39 @@ class KvCacheTest {
         }
     }
 
+    /** The value bound holds every stored value, in every storage type, through eviction; clear resets it. */
+    @Test
+    void valueBoundHoldsEveryStoredValue() {
+        for (KvStorage storage : KvStorage.values()) {
+            KvCache c = new KvCache(1, 2, 32, 32, 4, 64, new KvCacheTypes(storage, storage), new int[] {0});
+            java.util.Random rnd = new java.util.Random(3);
+            for (int p = 0; p < 20; p++) {
+                float[] v = new float[32];
+                for (int i = 0; i < 32; i++) {
+                    v[i] = (float) (rnd.nextGaussian() * (p == 7 ? 300 : 1)); // one row far larger
+                }
+                v[5] = p == 9 ? 1e-7f : v[5]; // an F16 subnormal
+                c.append(0, 0, p, new float[32], 0, v, 0);
+            }
+            c.retain(0, 0, new int[] {0, 1, 2}); // the large row gone: the bound stays a bound
+            for (int h = 0; h < 2; h++) {
+                float bound = c.valueBound(0, h);
+                for (float x : c.values(0, h)) {
+                    assertThat(Math.abs(x)).as("%s head %d", storage, h).isLessThanOrEqualTo(bound);
+                }
+            }
+            assertThat(c.valueBound(0, 0)).as("%s", storage).isGreaterThan(300f).isLessThan(2000f);
+            assertThat(c.valueBound(0, 1)).as("nothing appended").isEqualTo(0x1p-24f);
+            assertThat(c.copy().valueBound(0, 0)).isEqualTo(c.valueBound(0, 0));
+            float[] nan = new float[32];
+            nan[31] = Float.NaN;
+            c.append(0, 1, 0, new float[32], 0, nan, 0);
+            assertThat(c.valueBound(0, 1)).as("a NaN value").isNaN();
+            c.clear();
+            assertThat(c.valueBound(0, 1)).isEqualTo(0x1p-24f);
+        }
+    }
+
     @Test
     void appendReadsAtTheGivenOffsets() {
         KvCache c = new KvCache(1, 1, 2, 3, 1);

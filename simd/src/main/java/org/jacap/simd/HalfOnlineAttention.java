@@ -4,6 +4,8 @@ import static org.jacap.simd.VectorOps.F_PREFERRED;
 
 import java.util.Objects;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
 
 /**
  * One query head's attention computed as llama.cpp's CPU flash attention does for small batches
@@ -37,10 +39,10 @@ public final class HalfOnlineAttention {
 
     /**
      * Floats of one head's running state: the F16 query, the F16 accumulator, M and S, room for a
-     * group of scores and of exponentials, and a folded block for the chunks.
+     * block of rows' rescale and weight factors, and a folded block for the chunks.
      */
     public static int stateSize(int dk, int dv) {
-        return dk + dv + 2 + 2 * RowDots.GROUP + foldedSize(dv);
+        return dk + dv + 2 + 2 * BOUND_ROWS + foldedSize(dv);
     }
 
     /** How many chunks of {@link #CHUNK_ROWS} {@code rows} visible rows take (one for none). */
@@ -148,6 +150,13 @@ public final class HalfOnlineAttention {
     }
 
     /**
+     * Rows visited as one block ({@link #updateBounded}): their factors are worked out first, then
+     * the accumulator takes them, under one bound of its magnitude (over this many updates it grows
+     * by at most (1 + 2^-10)^64 &lt; 1.07 besides the values added).
+     */
+    static final int BOUND_ROWS = 64;
+
+    /**
      * Visits the next {@code n} rows of keys and values, in order, for the head whose state is at
      * {@code so}: the rows of a context may come in tiles, with the same bits as one call over all.
      * The accumulator's rescale and multiply-add run on the vector lanes, each lane rounded to F16 as
@@ -164,60 +173,181 @@ public final class HalfOnlineAttention {
             int valOff,
             int n,
             float scale) {
-        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
-        Objects.checkFromIndexSize(keyOff, (long) n * dk, keys.length);
         Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
-        int acc = so + dk;
-        int scores = acc + dv + 2;
-        int exps = scores + RowDots.GROUP;
-        float m = state[acc + dv];
-        float s = state[acc + dv + 1];
-        for (int j0 = 0; j0 < n; j0 += RowDots.GROUP) {
-            int rows = Math.min(RowDots.GROUP, n - j0);
-            // F16 x F16 products are exact in float, so only the summation order is ours (RowDots').
-            RowDots.scores(state, so, keys, keyOff + j0 * dk, rows, dk, scale, state, scores);
-            // The running maximum is known row by row before any exponential: the group's
-            // exponentials (a new maximum's rescale e^(M_old − M), else e^(score − M)) at once.
-            float mj = m;
-            for (int j = 0; j < rows; j++) {
-                float kq = state[scores + j];
-                if (kq > mj) {
-                    state[exps + j] = mj - kq;
-                    mj = kq;
-                } else {
-                    state[exps + j] = kq - mj;
-                }
-            }
-            AttentionExp.exp(state, exps, state, exps, rows);
-            for (int j = 0; j < rows; j++) {
-                float kq = state[scores + j];
-                float ms = 1f;
-                float vs = 1f;
-                if (kq > m) {
-                    m = kq;
-                    ms = state[exps + j];
-                    scaleRounded(state, acc, dv, ms);
-                } else {
-                    vs = state[exps + j];
-                }
-                fmaRounded(values, valOff + (j0 + j) * dv, vs, state, acc, dv);
-                s = s * ms + vs;
-            }
+        for (int r = 0; r < n; r += BOUND_ROWS) {
+            int rows = Math.min(BOUND_ROWS, n - r);
+            float bound = largestMagnitude(values, valOff + r * dv, rows * dv);
+            updateBounded(state, so, 1, dk, dv, keys, keyOff + r * dk, values, valOff + r * dv, rows, scale, bound);
         }
-        state[acc + dv] = m;
-        state[acc + dv + 1] = s;
     }
 
-    /** out[outOff, +dv) = the accumulator over S: the head's attention output. */
-    public static void finish(float[] state, int so, int dk, int dv, float[] out, int outOff) {
-        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
-        Objects.checkFromIndexSize(outOff, dv, out.length);
-        int acc = so + dk;
-        float s = state[acc + dv + 1];
-        float inv = s == 0f ? 0f : 1f / s;
-        for (int c = 0; c < dv; c++) {
-            out[outOff + c] = state[acc + c] * inv;
+    /**
+     * {@link #update} for {@code heads} query heads of one KV head at once, whose states lie one
+     * {@link #stateSize} apart from {@code so}, when the caller knows {@code valueBound}: the
+     * largest magnitude among the {@code n} value rows ({@link #largestMagnitude}; NaN or infinity
+     * if one is not finite), as the decode path does once per tile for all the heads that visit
+     * it. Each head gets the bits {@link #update} gives it alone.
+     *
+     * <p>Why several heads: a head's rows are a chain (each update reads the accumulator the last
+     * one wrote), so one head at a time waits on that chain's latency; the heads' chains are
+     * independent, and visiting each row for all of them keeps the processor busy meanwhile.
+     *
+     * <p>Why a bound: rounding a lane to F16 costs twice as much when it may reach 65,520, where
+     * F16 overflows to infinity. Each update adds one value times a weight of at most 1 to an
+     * accumulator whose rescales only shrink it, so over {@code m ≤} {@link #BOUND_ROWS} rows its
+     * magnitude stays below (A + m·V)·(1 + 2^-10)^m + m·2^-24, A its largest lane at the start and
+     * V the bound: under 50,000 for A + m·V keeps every lane below 65,000, and the cheap rounding
+     * ({@link #fmaRoundedBelow65520}) gives the same bits. Otherwise the rows take the
+     * full rounding.
+     */
+    public static void updateHeads(
+            float[] state,
+            int so,
+            int heads,
+            int dk,
+            int dv,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            float scale,
+            float valueBound) {
+        for (int r = 0; r < n; r += BOUND_ROWS) {
+            int rows = Math.min(BOUND_ROWS, n - r);
+            updateBounded(
+                    state, so, heads, dk, dv, keys, keyOff + r * dk, values, valOff + r * dv, rows, scale, valueBound);
         }
+    }
+
+    /** The largest |x| of {@code a[off, +n)}: NaN or infinity when one is not finite (compared as bits). */
+    public static float largestMagnitude(float[] a, int off, int n) {
+        Objects.checkFromIndexSize(off, n, a.length);
+        int i = 0;
+        IntVector most = FloatVector.zero(F_PREFERRED).reinterpretAsInts();
+        for (int bound = F_PREFERRED.loopBound(n); i < bound; i += F_PREFERRED.length()) {
+            most = most.max(FloatVector.fromArray(F_PREFERRED, a, off + i)
+                    .reinterpretAsInts()
+                    .and(0x7FFFFFFF));
+        }
+        int bits = most.reduceLanes(VectorOperators.MAX);
+        for (; i < n; i++) {
+            bits = Math.max(bits, Float.floatToRawIntBits(a[off + i]) & 0x7FFFFFFF);
+        }
+        return Float.intBitsToFloat(bits); // non-negative bits order as the magnitudes do, NaN above infinity
+    }
+
+    /**
+     * The heads over one block of at most {@link #BOUND_ROWS} rows, one head after the other: its
+     * scores and every exponential at once (the running maximum is known row by row before any
+     * exponential), each row's factors, then the rows in order into the accumulator
+     * ({@link #accumulate}). Each lane sees the same operations in the same order as in
+     * {@link #attendScalar}.
+     */
+    /**
+     * {@link #largestMagnitude} one element at a time: the accumulator's, once a block, kept out
+     * of vectors so that the block's compilation holds no more vector code than its loops need.
+     */
+    private static float largestMagnitudeScalar(float[] a, int off, int n) {
+        int bits = 0;
+        for (int i = 0; i < n; i++) {
+            bits = Math.max(bits, Float.floatToRawIntBits(a[off + i]) & 0x7FFFFFFF);
+        }
+        return Float.intBitsToFloat(bits);
+    }
+
+    private static void updateBounded(
+            float[] state,
+            int so,
+            int heads,
+            int dk,
+            int dv,
+            float[] keys,
+            int keyOff,
+            float[] values,
+            int valOff,
+            int n,
+            float scale,
+            float valueBound) {
+        int size = stateSize(dk, dv);
+        Objects.checkFromIndexSize(so, (long) heads * size, state.length);
+        Objects.checkFromIndexSize(keyOff, (long) n * dk, keys.length);
+        Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
+        if (n > BOUND_ROWS) {
+            throw new IllegalArgumentException("a block holds at most " + BOUND_ROWS + " rows, got " + n);
+        }
+        for (int h = 0; h < heads; h++) {
+            int hs = so + h * size;
+            int acc = hs + dk;
+            int scores = acc + dv + 2;
+            int weights = scores + BOUND_ROWS;
+            // NaN or infinity in either fails the test: those rows take the full rounding
+            boolean cheap = largestMagnitudeScalar(state, acc, dv) + n * valueBound < 50_000f;
+            // F16 x F16 products are exact in float, so only the summation order is ours (RowDots').
+            RowDots.scores(state, hs, keys, keyOff, n, dk, scale, state, scores);
+            // The running maximum is known row by row before any exponential: the block's
+            // exponentials (a new maximum's rescale e^(M_old − M), else e^(score − M)) at once.
+            float m = state[acc + dv];
+            for (int j = 0; j < n; j++) {
+                float kq = state[scores + j];
+                if (kq > m) {
+                    state[weights + j] = m - kq;
+                    m = kq;
+                } else {
+                    state[weights + j] = kq - m;
+                }
+            }
+            AttentionExp.exp(state, weights, state, weights, n);
+            // each row's factors: a rescale ms (1 but on a new maximum) and a weight vs (1 on a new maximum)
+            m = state[acc + dv];
+            for (int j = 0; j < n; j++) {
+                float kq = state[scores + j];
+                if (kq > m) {
+                    m = kq;
+                    state[scores + j] = state[weights + j];
+                    state[weights + j] = 1f;
+                } else {
+                    state[scores + j] = 1f;
+                }
+            }
+            state[acc + dv] = m;
+            accumulate(state, acc, dv, values, valOff, n, scores, weights, cheap);
+        }
+    }
+
+    /**
+     * acc ← f16(fma(v_j, vs_j, f16(acc · ms_j))) and S ← S·ms_j + vs_j for the rows j &lt; n in order,
+     * the accumulator's rescale only where {@code ms_j ≠ 1} (a rescale by 1 leaves an F16 value as
+     * it is); the factors lie in {@code state} at {@code rescales} and {@code weights}. A loop with
+     * nothing else in it, S's chain hidden behind the vector work. (Holding the accumulator in
+     * registers through the rows instead boxed the vectors: C2 lost their exact class at the
+     * loop's phi.)
+     */
+    private static void accumulate(
+            float[] state,
+            int acc,
+            int dv,
+            float[] values,
+            int valOff,
+            int n,
+            int rescales,
+            int weights,
+            boolean cheap) {
+        float s = state[acc + dv + 1];
+        for (int j = 0; j < n; j++) {
+            float ms = state[rescales + j];
+            float vs = state[weights + j];
+            if (ms != 1f) {
+                scaleRounded(state, acc, dv, ms);
+            }
+            if (cheap) {
+                fmaRoundedBelow65520(values, valOff + j * dv, vs, state, acc, dv);
+            } else {
+                fmaRounded(values, valOff + j * dv, vs, state, acc, dv);
+            }
+            s = s * ms + vs;
+        }
+        state[acc + dv + 1] = s;
     }
 
     /** a[o, +n) ← f16(a·f), lane by lane. */
@@ -243,6 +373,47 @@ public final class HalfOnlineAttention {
         }
         for (; c < n; c++) {
             acc[o + c] = HalfFloats.roundToF16(Math.fma(x[xo + c], f, acc[o + c]));
+        }
+    }
+
+    /**
+     * {@link #fmaRounded} where no lane reaches 65,520 in magnitude (or a lane is infinite or NaN),
+     * with half the operations: {@link HalfVectors#roundToF16} without its clamp of the binade to
+     * 2^15 and its overflow test. An infinite lane's step overflows into a tiny float, which leaves
+     * it infinite, and NaN stays NaN; a finite lane of 65,520 or more would come out finite and
+     * wrong, so callers prove their bound first ({@link #updateHeads}). The rounding is written out
+     * in the loop, on a vector whose class C2 knows: as a helper compiled apart it sometimes ran its
+     * int operations as virtual calls, and the process decoded at 0.4× (1 in 6 processes).
+     */
+    static void fmaRoundedBelow65520(float[] x, int xo, float f, float[] acc, int o, int n) {
+        FloatVector vf = FloatVector.broadcast(F_PREFERRED, f);
+        int c = 0;
+        for (int bound = F_PREFERRED.loopBound(n); c < bound; c += F_PREFERRED.length()) {
+            FloatVector sum = FloatVector.fromArray(F_PREFERRED, x, xo + c)
+                    .fma(vf, FloatVector.fromArray(F_PREFERRED, acc, o + c));
+            // step = ±2^(e+13) for the lane's binade 2^e, at least 2^-14's: x + step − step rounds x to F16
+            IntVector bits = sum.reinterpretAsInts();
+            FloatVector step = bits.and(0x7F800000)
+                    .lanewise(VectorOperators.MAX, 0x38800000)
+                    .add(13 << 23)
+                    .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                    .reinterpretAsFloats();
+            sum.add(step).sub(step).intoArray(acc, o + c);
+        }
+        for (; c < n; c++) {
+            acc[o + c] = HalfFloats.roundToF16(Math.fma(x[xo + c], f, acc[o + c]));
+        }
+    }
+
+    /** out[outOff, +dv) = the accumulator over S: the head's attention output. */
+    public static void finish(float[] state, int so, int dk, int dv, float[] out, int outOff) {
+        Objects.checkFromIndexSize(so, stateSize(dk, dv), state.length);
+        Objects.checkFromIndexSize(outOff, dv, out.length);
+        int acc = so + dk;
+        float s = state[acc + dv + 1];
+        float inv = s == 0f ? 0f : 1f / s;
+        for (int c = 0; c < dv; c++) {
+            out[outOff + c] = state[acc + c] * inv;
         }
     }
 

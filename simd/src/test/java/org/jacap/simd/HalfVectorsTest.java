@@ -95,6 +95,33 @@ class HalfVectorsTest {
         }
     }
 
+    /**
+     * The decode attention's rounding without the overflow test (a multiply-add by 0 leaves each
+     * lane to the rounding) gives the JDK's bits on every case below 65520 in magnitude,
+     * infinities and NaN; on a finite case from 65520 up it does not (so a caller's bound is what
+     * makes it exact, and this test would see a rounding that ignored it).
+     */
+    @Test
+    void attentionRoundingBelowTheOverflowThresholdIsTheJdkRoundTrip() {
+        float[] x = roundingCases();
+        float[] out = x.clone();
+        HalfOnlineAttention.fmaRoundedBelow65520(new float[x.length], 0, 0f, out, 0, x.length);
+        int wrongAbove = 0;
+        for (int i = 0; i < x.length; i++) {
+            float expected = HalfFloats.roundToF16(Math.fma(0f, 0f, x[i])); // −0 becomes +0 first
+            if (Float.isFinite(x[i]) && Math.abs(x[i]) >= 65520f) {
+                wrongAbove += Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected) ? 1 : 0;
+            } else if (Float.isNaN(expected)) {
+                assertThat(out[i]).as("%s", x[i]).isNaN();
+            } else if (Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected)) {
+                assertThat(out[i])
+                        .as("%s (0x%08x)", x[i], Float.floatToRawIntBits(x[i]))
+                        .isEqualTo(expected);
+            }
+        }
+        assertThat(wrongAbove).as("finite cases from 65520 up come out finite").isPositive();
+    }
+
     @Test
     void f16SpecialValues() {
         assertThat(HalfFloats.f16ToFloat((short) 0x0001)).isEqualTo(0x1p-24f);

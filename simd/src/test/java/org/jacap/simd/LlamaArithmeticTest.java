@@ -97,6 +97,78 @@ class LlamaArithmeticTest {
         }
     }
 
+    /**
+     * Accumulators driven next to F16's overflow: values whose sums stay just inside the cheap
+     * rounding's bound, and just outside it where lanes do overflow. Three heads of one KV head
+     * visited together in tiles with the caller's bound, and each head alone in one call, give
+     * the scalar twin's bits.
+     */
+    @Test
+    void halfOnlineAttentionKeepsTheTwinsBitsNearF16OverflowForHeadsTogether() {
+        Random rnd = new Random(5);
+        int d = 37; // a tail past whole vectors at both widths
+        int heads = 3;
+        int size = HalfOnlineAttention.stateSize(d, d);
+        for (float big : new float[] {6_000f, 24_000f, 40_000f, 65_000f}) {
+            for (int n : new int[] {2, 7, 64, 300}) {
+                float[] q = f16(gaussian(rnd, heads * d));
+                float[] k = f16(gaussian(rnd, n * d));
+                float[] v = f16(gaussian(rnd, n * d));
+                for (int i = 0; i < v.length; i += 3) {
+                    v[i] = HalfFloats.roundToF16(big * Math.signum(v[i]));
+                }
+                float scale = 0.01f; // flat rows: the weights stay near 1 and the sums grow
+                float[] state = new float[heads * size];
+                for (int h = 0; h < heads; h++) {
+                    HalfOnlineAttention.begin(q, h * d, d, d, state, h * size);
+                }
+                for (int r = 0; r < n; r += 5) { // tiles of 5 rows, each with its own bound
+                    int rows = Math.min(5, n - r);
+                    float bound = HalfOnlineAttention.largestMagnitude(v, r * d, rows * d);
+                    HalfOnlineAttention.updateHeads(state, 0, heads, d, d, k, r * d, v, r * d, rows, scale, bound);
+                }
+                for (int h = 0; h < heads; h++) {
+                    float[] twin = new float[d];
+                    HalfOnlineAttention.attendScalar(q, h * d, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 0);
+                    float[] alone = new float[d];
+                    HalfOnlineAttention.attend(q, h * d, k, 0, v, 0, n, d, d, scale, new float[size], alone, 0);
+                    float[] together = new float[d];
+                    HalfOnlineAttention.finish(state, h * size, d, d, together, 0);
+                    for (int c = 0; c < d; c++) {
+                        int expected = Float.floatToRawIntBits(twin[c]);
+                        String at = String.format("big %s n %d head %d c %d", big, n, h, c);
+                        if (Float.isNaN(twin[c])) {
+                            assertThat(alone[c]).as(at).isNaN();
+                            assertThat(together[c]).as(at).isNaN();
+                        } else {
+                            assertThat(Float.floatToRawIntBits(alone[c])).as(at).isEqualTo(expected);
+                            assertThat(Float.floatToRawIntBits(together[c]))
+                                    .as(at)
+                                    .isEqualTo(expected);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void largestMagnitudeIsTheLargestAbsoluteValueAndSeesNonFiniteValues() {
+        float[] a = new float[37];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = (i % 2 == 0 ? 1 : -1) * i * 0.5f;
+        }
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 0, 37)).isEqualTo(18f);
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 3, 30)).isEqualTo(16f); // index 32's, the last of the range
+        a[35] = -100f; // in the tail at both widths
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 0, 37)).isEqualTo(100f);
+        a[1] = Float.NEGATIVE_INFINITY;
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 0, 37)).isEqualTo(Float.POSITIVE_INFINITY);
+        a[2] = Float.NaN;
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 0, 37)).isNaN();
+        assertThat(HalfOnlineAttention.largestMagnitude(a, 3, 0)).isZero();
+    }
+
     @Test
     void halfOnlineAttentionIsAttentionWithinF16Accumulation() {
         Random rnd = new Random(3);

@@ -334,6 +334,61 @@ public class PrimitivesBench {
         return s.out;
     }
 
+    /**
+     * One KV head's query heads over an F16 cache as decoding visits it: tiles of 64 rows, the
+     * tile's value bound once, all heads together ({@code heads} 3: SmolLM2's group, 4: Gemma 3's).
+     */
+    @State(Scope.Thread)
+    public static class GroupState {
+        @Param({"1", "3", "4"})
+        public int heads;
+
+        @Param({"64"})
+        public int d;
+
+        static final int KEYS = 4096;
+        static final int TILE = 64;
+
+        float[] q;
+        float[] keyRows;
+        float[] values;
+        float[] state;
+        float[] out;
+        float scale;
+
+        @Setup
+        public void setUp() {
+            Random rnd = new Random(17);
+            q = random(rnd, heads * d, 1f);
+            keyRows = random(rnd, KEYS * d, 1f);
+            values = random(rnd, KEYS * d, 1f);
+            HalfFloats.roundToF16(keyRows, 0, keyRows.length);
+            HalfFloats.roundToF16(values, 0, values.length);
+            state = new float[heads * HalfOnlineAttention.stateSize(d, d)];
+            out = new float[heads * d];
+            scale = (float) (1 / Math.sqrt(d));
+        }
+    }
+
+    /** The heads of one KV head over 4,096 rows in tiles, as {@code HalfCacheAttention} decodes. */
+    @Benchmark
+    public float[] halfOnlineAttentionHeads(GroupState s) {
+        int size = HalfOnlineAttention.stateSize(s.d, s.d);
+        for (int h = 0; h < s.heads; h++) {
+            HalfOnlineAttention.begin(s.q, h * s.d, s.d, s.d, s.state, h * size);
+        }
+        for (int r = 0; r < GroupState.KEYS; r += GroupState.TILE) {
+            int off = r * s.d;
+            float bound = HalfOnlineAttention.largestMagnitude(s.values, off, GroupState.TILE * s.d);
+            HalfOnlineAttention.updateHeads(
+                    s.state, 0, s.heads, s.d, s.d, s.keyRows, off, s.values, off, GroupState.TILE, s.scale, bound);
+        }
+        for (int h = 0; h < s.heads; h++) {
+            HalfOnlineAttention.finish(s.state, h * size, s.d, s.d, s.out, h * s.d);
+        }
+        return s.out;
+    }
+
     // ------------------------------------------------------------ eviction: capacity matrix
 
     /** A += Σ w_i v_i v_iᵀ (upper triangle) for 256 value rows of width 128 — leverage scoring. */
