@@ -19,7 +19,8 @@ import jdk.incubator.vector.VectorOperators;
  *
  * <p>What is ours: the order of each Q·K sum ({@link RowDots}, eight rows at a time), the
  * exponential ({@link AttentionExp}, eight at a time, the float e^x), and the F16 rounding on the
- * vector lanes ({@link HalfVectors#roundToF16}). On a decode step deep into a context these three
+ * vector lanes ({@link HalfVectors#roundToF16}, or half of it where a bound proves no lane can
+ * overflow: {@link #updateHeads}). On a decode step deep into a context these three
  * are the step's cost; one row at a time, with {@code Math.exp} and scalar F16 conversions, it
  * took about twice as long.
  */
@@ -182,15 +183,12 @@ public final class HalfOnlineAttention {
     }
 
     /**
-     * {@link #update} for {@code heads} query heads of one KV head at once, whose states lie one
-     * {@link #stateSize} apart from {@code so}, when the caller knows {@code valueBound}: the
-     * largest magnitude among the {@code n} value rows ({@link #largestMagnitude}; NaN or infinity
-     * if one is not finite), as the decode path does once per tile for all the heads that visit
-     * it. Each head gets the bits {@link #update} gives it alone.
-     *
-     * <p>Why several heads: a head's rows are a chain (each update reads the accumulator the last
-     * one wrote), so one head at a time waits on that chain's latency; the heads' chains are
-     * independent, and visiting each row for all of them keeps the processor busy meanwhile.
+     * {@link #update} for {@code heads} query heads of one KV head, whose states lie one
+     * {@link #stateSize} apart from {@code so}, over the same rows, when the caller knows
+     * {@code valueBound}: a bound on the magnitude of every value among the {@code n} rows (for
+     * example {@link #largestMagnitude}; NaN or infinity if one is not finite), as the decode path
+     * takes it from its KV cache. Each head gets the bits {@link #update} gives it alone; one call
+     * serves all the heads that visit a tile while it is in the first-level cache.
      *
      * <p>Why a bound: rounding a lane to F16 costs twice as much when it may reach 65,520, where
      * F16 overflows to infinity. Each update adds one value times a weight of at most 1 to an
@@ -238,13 +236,6 @@ public final class HalfOnlineAttention {
     }
 
     /**
-     * The heads over one block of at most {@link #BOUND_ROWS} rows, one head after the other: its
-     * scores and every exponential at once (the running maximum is known row by row before any
-     * exponential), each row's factors, then the rows in order into the accumulator
-     * ({@link #accumulate}). Each lane sees the same operations in the same order as in
-     * {@link #attendScalar}.
-     */
-    /**
      * {@link #largestMagnitude} one element at a time: the accumulator's, once a block, kept out
      * of vectors so that the block's compilation holds no more vector code than its loops need.
      */
@@ -256,6 +247,13 @@ public final class HalfOnlineAttention {
         return Float.intBitsToFloat(bits);
     }
 
+    /**
+     * The heads over one block of at most {@link #BOUND_ROWS} rows, one head after the other: its
+     * scores and every exponential at once (the running maximum is known row by row before any
+     * exponential), each row's factors, then the rows in order into the accumulator
+     * ({@link #accumulate}). Each lane sees the same operations in the same order as in
+     * {@link #attendScalar}.
+     */
     private static void updateBounded(
             float[] state,
             int so,
