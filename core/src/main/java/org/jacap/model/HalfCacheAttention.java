@@ -9,9 +9,9 @@ import org.jacap.simd.ThreadPool;
  * attention computes it ({@link HalfOnlineAttention}), reading the cache a tile of rows at a time:
  * each tile is turned into floats once for all the query heads of its KV head and stays in the
  * first-level cache while they visit it ({@link HalfOnlineAttention#updateHeads}, with the cache's
- * bound on the values, {@link KvCache#valueBound}, which lets it round cheaply). Before, every layer turned the whole cache into floats on
- * the calling thread first, for every token: at a depth of thousands of tokens that alone took
- * longer than the rest of the step.
+ * bound on the values, {@link KvCache#valueBound}, which lets it round cheaply). Before, every
+ * layer turned the whole cache into floats on the calling thread first, for every token: at a
+ * depth of thousands of tokens that alone took longer than the rest of the step.
  *
  * <p>One item is one token's queries of one KV head over one chunk of its rows
  * ({@link HalfOnlineAttention#CHUNK_ROWS}: a context of 4,096 rows gives four items a KV head, each

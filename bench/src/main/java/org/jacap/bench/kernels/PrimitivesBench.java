@@ -335,8 +335,9 @@ public class PrimitivesBench {
     }
 
     /**
-     * One KV head's query heads over an F16 cache as decoding visits it: tiles of 64 rows, the
-     * tile's value bound once, all heads together ({@code heads} 3: SmolLM2's group, 4: Gemma 3's).
+     * One KV head's query heads over an F16 cache as decoding visits it: tiles of 64 rows, all
+     * heads together ({@code heads} 3: SmolLM2's group, 4: Gemma 3's). The value bound is each
+     * tile's own (decoding takes the KV cache's running one, which is never smaller).
      */
     @State(Scope.Thread)
     public static class GroupState {
