@@ -14,7 +14,7 @@ final class KvFlags {
      * Null means "not given".
      *
      * @param policySpec    {@code --kv-policy NAME[:k=v,...]}; null or {@code none} for no eviction (returns null)
-     * @param allocatorSpec {@code --kv-allocator}, default the scorer's own (uniform but for {@code jacap:heads=...})
+     * @param allocatorSpec {@code --kv-allocator}, default the scorer's own (uniform but for {@code jacap}'s head shares, which a budget makes uniform too)
      * @param protect       {@code --kv-protect SINKS,RECENT}: the same protection for any policy
      * @throws JacapException with the flag's name in the message
      */

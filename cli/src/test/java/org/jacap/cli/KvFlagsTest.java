@@ -25,12 +25,20 @@ class KvFlagsTest {
         assertThat(p.describe()).endsWith(", ratio 0.5, budget 64 + slack 8");
         // without --kv-allocator a policy gets the allocator its scores are made for
         assertThat(KvFlags.parse("jacap", null, 0.5, null, null, null).policy().describe())
-                .endsWith(" / uniform");
-        assertThat(KvFlags.parse("jacap:heads=capacity", null, null, 64, null, "4,16")
+                .endsWith(",heads=capacity / ada:alpha=0.2");
+        assertThat(KvFlags.parse("jacap", null, null, 64, null, null).policy().describe())
+                .endsWith(",heads=capacity / uniform");
+        assertThat(KvFlags.parse("jacap:heads=capacity", null, 0.5, null, null, "4,16")
                         .policy()
                         .describe())
                 .contains(",heads=capacity")
                 .endsWith(" / ada:alpha=0.2");
+        // under a budget the scorer's head shares give way to the same count per head
+        assertThat(KvFlags.parse("jacap:heads=capacity", null, null, 64, null, "4,16")
+                        .policy()
+                        .describe())
+                .contains(",heads=capacity")
+                .endsWith(" / uniform");
         assertThat(KvFlags.parse("jacap:heads=capacity", "uniform", 0.5, null, null, null)
                         .policy()
                         .describe())

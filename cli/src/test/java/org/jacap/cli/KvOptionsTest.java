@@ -22,7 +22,7 @@ class KvOptionsTest {
         assertThat(r.out()).startsWith("Once upon a time");
         assertThat(r.err())
                 .contains("KV policy = jacap:relevance=")
-                .contains("/ uniform, ratio 0.5")
+                .contains(",heads=capacity / ada:alpha=0.2, ratio 0.5")
                 .contains("KV cache =")
                 .contains("eviction time =")
                 .contains("1 events")

@@ -17,7 +17,8 @@ import org.jacap.kv.eviction.StatisticsSpec;
  * A policy as the evaluation runs it: the name of its row, what the shared prefill must gather
  * for it, and its scorer for one document (the oracle's depends on that document's reference run).
  * Every policy runs with its scorer's own allocator: the same budget for every (layer, KV head),
- * but for {@code jacap:heads=...}, whose KV heads share their layer's (AdaKV).
+ * but for {@code jacap} ({@code heads=capacity}) and {@code jacap:heads=attention}, whose KV heads
+ * share their layer's (AdaKV; decode mode's budget makes them even, as the engine does).
  */
 public record EvalPolicy(String name, StatisticsSpec statistics, Function<FutureAttentionMass, KvScorer> scorer) {
     public static final String ORACLE = "oracle";

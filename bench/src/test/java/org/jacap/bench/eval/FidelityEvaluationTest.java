@@ -89,21 +89,22 @@ class FidelityEvaluationTest {
     }
 
     /**
-     * {@code jacap:heads=capacity} runs with AdaKV's allocator: its KV heads share their layer's budget
-     * (the check holds it to the layer's total, not each head's), so it keeps other entries than the
-     * uniform default at the same budget.
+     * The default {@code jacap} ({@code heads=capacity}) runs with AdaKV's allocator: its KV heads
+     * share their layer's budget (the check holds it to the layer's total, not each head's), so it
+     * keeps other entries than {@code jacap:heads=uniform} at the same budget.
      */
     @Test
     void headBudgetsShareTheLayersBudgetAndKeepOtherEntries() {
         FidelityEvaluation.Settings s = settings(List.of(0.5), List.of());
         List<int[]> w = windows(s, 2);
-        List<EvalPolicy> policies = EvalPolicy.parseList("jacap,jacap:heads=capacity");
+        List<EvalPolicy> policies = EvalPolicy.parseList("jacap:heads=uniform,jacap");
         assertThat(policies.get(1).forDocument(null, Protection.NONE).allocator())
                 .isInstanceOf(AdaKvAllocator.class);
         EvalReport r = new FidelityEvaluation(model, s, policies).run(w, "heads", Progress.NONE);
         CellSummary even = r.cells().get(1);
         CellSummary shared = r.cells().get(2);
-        assertThat(shared.policy()).isEqualTo("jacap:heads=capacity");
+        assertThat(even.policy()).isEqualTo("jacap:heads=uniform");
+        assertThat(shared.policy()).isEqualTo("jacap");
         assertThat(shared.keptPerHead()).isEqualTo(even.keptPerHead()).isEqualTo(24);
         assertThat(shared.meanKl().value())
                 .isPositive()

@@ -37,6 +37,21 @@ class EvictionSettingsTest {
         assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128)
                         .headCapacity(4))
                 .isEqualTo(4 * 128 + 16);
+        // the head shares jacap:heads=capacity carries hold under a ratio, not under a budget ...
+        EvictionPolicy shares = EvictionPolicies.policy("jacap:heads=capacity");
+        assertThat(shares.allocator()).isInstanceOf(AdaKvAllocator.class);
+        assertThat(EvictionSettings.ratio(shares, 0.5).policy()).isEqualTo(shares);
+        EvictionSettings bounded = EvictionSettings.budget(shares, 128);
+        assertThat(bounded.policy().allocator()).isEqualTo(new UniformAllocator());
+        assertThat(bounded.policy().scorer()).isEqualTo(shares.scorer());
+        assertThat(bounded.headCapacity(4)).isEqualTo(144);
+        // ... where an allocator asked for apart from the scorer stays
+        EvictionPolicy asked = new EvictionPolicy(shares.scorer(), new AdaKvAllocator(0.5));
+        assertThat(EvictionSettings.budget(asked, 128).policy()).isEqualTo(asked);
+        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128)
+                        .policy()
+                        .allocator())
+                .isInstanceOf(AdaKvAllocator.class);
         assertThatThrownBy(() -> EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.5)
                         .headCapacity(4))
                 .isInstanceOf(JacapException.class);

@@ -178,20 +178,20 @@ class FusedJacapScorerTest {
     void theWindowLeadIsATenthByDefaultParsesBackAndRefusesBadShares() {
         FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
         assertThat(d.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
-        assertThat(d.spec()).endsWith(",window_share=0.1,window_queries=64");
+        assertThat(d.spec()).endsWith(",window_share=0.1,window_queries=64,heads=capacity");
         assertThat(EvictionPolicies.scorer(d.spec())).isEqualTo(d);
         // the rows docs/eviction.md measured as the candidate are the default's
         assertThat(EvictionPolicies.scorer("jacap:share=0.535,window_share=0.1"))
                 .isEqualTo(d);
         FusedJacapScorer off = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0");
         assertThat(off.windowLead()).isNull();
-        assertThat(off.spec()).endsWith(",window_share=0");
+        assertThat(off.spec()).endsWith(",window_share=0,heads=capacity");
         assertThat(EvictionPolicies.scorer(off.spec())).isEqualTo(off);
         FusedJacapScorer q16 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_queries=16");
         assertThat(q16.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 16));
         FusedJacapScorer led = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.5,window_share=0.25");
         assertThat(led.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.25, 64));
-        assertThat(led.spec()).endsWith(",window_share=0.25,window_queries=64");
+        assertThat(led.spec()).endsWith(",window_share=0.25,window_queries=64,heads=capacity");
         assertThat(EvictionPolicies.scorer(led.spec())).isEqualTo(led);
         FusedJacapScorer q32 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0.3,window_queries=32");
         assertThat(q32.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.3, 32));
@@ -248,7 +248,7 @@ class FusedJacapScorerTest {
      */
     @Test
     void headBudgetsAreAdaKvsCountsByTheCurrencyOverEachHeadsOwnRanking() {
-        FusedJacapScorer even = FusedJacapScorer.defaults();
+        FusedJacapScorer even = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=uniform");
         double[][] fused = even.score(snapshot);
         for (FusedJacapScorer.HeadBudgets heads : new FusedJacapScorer.HeadBudgets[] {
             FusedJacapScorer.HeadBudgets.CAPACITY, FusedJacapScorer.HeadBudgets.ATTENTION
@@ -291,8 +291,8 @@ class FusedJacapScorerTest {
     @Test
     void aSingleKvHeadKeepsTheUniformScores() {
         LayerSnapshot oneHead = new SyntheticLayer(5, 4, 1, 50, 8).snapshot(SyntheticLayer.everything(4, 32));
-        assertThat(EvictionPolicies.scorer("jacap:heads=capacity").score(oneHead))
-                .isDeepEqualTo(FusedJacapScorer.defaults().score(oneHead));
+        assertThat(FusedJacapScorer.defaults().score(oneHead))
+                .isDeepEqualTo(EvictionPolicies.scorer("jacap:heads=uniform").score(oneHead));
     }
 
     @Test
@@ -311,11 +311,15 @@ class FusedJacapScorerTest {
     }
 
     @Test
-    void headBudgetsParseBackAndAreUniformByDefault() {
-        assertThat(FusedJacapScorer.defaults().heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
-        assertThat(FusedJacapScorer.defaults().spec()).doesNotContain("heads=");
-        assertThat(FusedJacapScorer.defaults().allocator()).isEqualTo(new UniformAllocator());
-        assertThat(EvictionPolicies.policy("jacap").allocator()).isEqualTo(new UniformAllocator());
+    void headBudgetsParseBackAndShareByCapacityByDefault() {
+        assertThat(FusedJacapScorer.defaults().heads()).isEqualTo(FusedJacapScorer.HeadBudgets.CAPACITY);
+        assertThat(FusedJacapScorer.defaults().spec()).endsWith(",heads=capacity");
+        assertThat(FusedJacapScorer.defaults().allocator()).isEqualTo(new AdaKvAllocator(AdaKvAllocator.DEFAULT_ALPHA));
+        assertThat(EvictionPolicies.policy("jacap").allocator()).isInstanceOf(AdaKvAllocator.class);
+        FusedJacapScorer uniform = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=uniform");
+        assertThat(uniform.spec()).endsWith(",heads=uniform");
+        assertThat(uniform.allocator()).isEqualTo(new UniformAllocator());
+        assertThat(EvictionPolicies.scorer(uniform.spec())).isEqualTo(uniform);
         FusedJacapScorer capacityHeads = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=capacity");
         assertThat(capacityHeads.spec()).endsWith(",heads=capacity");
         assertThat(EvictionPolicies.scorer(capacityHeads.spec())).isEqualTo(capacityHeads);
