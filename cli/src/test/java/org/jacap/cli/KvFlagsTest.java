@@ -27,7 +27,8 @@ class KvFlagsTest {
         assertThat(KvFlags.parse("jacap", null, 0.5, null, null, null).policy().describe())
                 .endsWith(",heads=capacity / ada:alpha=0.2");
         assertThat(KvFlags.parse("jacap", null, null, 64, null, null).policy().describe())
-                .endsWith(",heads=capacity / uniform");
+                .contains(",reserve=48,budget_reserve=48,")
+                .endsWith(",heads=uniform / uniform");
         assertThat(KvFlags.parse("jacap:heads=capacity", null, 0.5, null, null, "4,16")
                         .policy()
                         .describe())
@@ -37,7 +38,7 @@ class KvFlagsTest {
         assertThat(KvFlags.parse("jacap:heads=capacity", null, null, 64, null, "4,16")
                         .policy()
                         .describe())
-                .contains(",heads=capacity")
+                .contains(",heads=uniform")
                 .endsWith(" / uniform");
         assertThat(KvFlags.parse("jacap:heads=capacity", "uniform", 0.5, null, null, null)
                         .policy()

@@ -247,16 +247,20 @@ public final class EvictionPolicies {
         FusedJacapScorer d = FusedJacapScorer.defaults();
         KvScorer relevance = pick(RELEVANCE_REGISTRY, d.relevance().name(), s, "relevance");
         KvScorer capacity = pick(CAPACITY_REGISTRY, d.capacity().name(), s, "capacity");
+        boolean reserveGiven = s.values.containsKey("reserve");
+        int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve");
         return new FusedJacapScorer(
                 relevance,
                 capacity,
                 s.real(d.share(), "share"),
                 (int) s.integer(d.sinks(), "sinks", "n_sink"),
                 (int) s.integer(d.recent(), "recent"),
-                s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve"),
+                reserve,
                 longContext(s),
                 windowLead(s, relevance != null && capacity != null ? d.windowLead() : null),
-                headBudgets(s, d.heads()));
+                headBudgets(s, d.heads()),
+                // a reserve asked for holds under a budget too, unless budget_reserve says otherwise
+                s.count(reserveGiven ? reserve : d.budgetReserve(), FusedJacapScorer.UNBOUNDED, "budget_reserve"));
     }
 
     /** {@code heads=uniform|capacity|attention}: how a layer's KV heads share its budget. */

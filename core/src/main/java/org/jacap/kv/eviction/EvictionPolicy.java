@@ -19,6 +19,19 @@ public record EvictionPolicy(KvScorer scorer, BudgetAllocator allocator) {
         return !(scorer instanceof KeepAllScorer);
     }
 
+    /**
+     * This policy under a per-head budget: the scorer's budget form ({@link KvScorer#underBudget}),
+     * with that form's allocator where this policy took its scorer's own, and the allocator asked
+     * for otherwise.
+     */
+    public EvictionPolicy underBudget() {
+        KvScorer b = scorer.underBudget();
+        if (b.equals(scorer)) {
+            return this;
+        }
+        return new EvictionPolicy(b, allocator.equals(scorer.allocator()) ? b.allocator() : allocator);
+    }
+
     public StatisticsSpec statistics() {
         return scorer.statistics();
     }

@@ -5,8 +5,9 @@ import org.jacap.JacapException;
 /**
  * When and how much a running model evicts (see {@link EvictionSchedule}).
  *
- * @param policy          scorer and budget allocator (with a budget, the allocator a scorer carries for
- *                        head shares becomes the same count per head, see sharesHeads)
+ * @param policy          scorer and budget allocator; with a budget, its budget form
+ *                        ({@link EvictionPolicy#underBudget}: for {@code jacap} the same count per
+ *                        KV head and {@code budget_reserve}, which budgeted decoding measured best)
  * @param ratio           compression ratio applied after every prompt, in [0, 1): each KV head
  *                        keeps {@code (int)(n(1 − ratio))} of its n entries; 0 = none
  * @param budget          entries each (layer, KV head) is held to, prompt and decoding alike, so
@@ -45,23 +46,9 @@ public record EvictionSettings(
         if (futurePositions < 1) {
             throw new JacapException("future positions must be >= 1, got " + futurePositions);
         }
-        if (budget > 0 && sharesHeads(policy)) {
-            policy = new EvictionPolicy(policy.scorer(), new UniformAllocator());
+        if (budget > 0) {
+            policy = policy.underBudget();
         }
-    }
-
-    /**
-     * Whether the policy's allocator is head shares its scorer carries ({@code jacap:heads=capacity}):
-     * under a budget those give way to the same count per head. In budgeted decoding every move of
-     * the heads' counts away from even cost KL (SmolLM2, 512 + 2,048 tokens under 256 entries: 0.0792
-     * against 0.0512, and 0.0668 with only a fifth of each budget moved; docs/eviction.md, "Head
-     * budgets driven by capacity"), and even counts keep the budget a bound on each head's memory.
-     * The shares stay where a prompt is compressed once by a ratio. An allocator asked for apart
-     * from the scorer ({@code --kv-allocator ada} with a scorer of its own counts) stays.
-     */
-    private static boolean sharesHeads(EvictionPolicy policy) {
-        BudgetAllocator own = policy.scorer().allocator();
-        return !(own instanceof UniformAllocator) && own.equals(policy.allocator());
     }
 
     /** Compress each prompt by {@code ratio}; decoding appends without eviction. */

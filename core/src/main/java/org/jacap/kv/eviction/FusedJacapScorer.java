@@ -37,10 +37,12 @@ import org.jacap.kv.eviction.math.TopK;
  * {@code window_share=0.2} was the lowest or level KL in five of six cells (docs/eviction.md, "A third ranking");
  * on 100 windows of both models at 1,024 a tenth taken from the attention's share kept more passkeys at 0.9.
  *
- * <p>With {@code heads=capacity} (the default since 2026-12-07) a layer's KV heads share its budget
- * AdaKV-style by the capacity of their entries where a prompt is compressed by a ratio, and keep the
- * same count under a per-head budget ({@link EvictionSettings}): on SmolLM2's three KV heads it kept
- * more passkeys at every ratio, and in budgeted decoding any uneven count cost KL.
+ * <p>Two uses, two forms (since 2026-12-07). Where a prompt is compressed once by a ratio, what a
+ * later question asks must survive: a layer's KV heads share its budget AdaKV-style by the capacity
+ * of their entries ({@code heads=capacity}) and capacity leads up to {@code reserve} (96) entries.
+ * Under a per-head budget, decoding on, the recent text matters more: {@link #underBudget} keeps
+ * the same count per head and {@code budget_reserve} (48). On 100 windows of SmolLM2 the first
+ * form kept every passkey at 0.5 and 0.75; in budgeted decoding either change alone cost KL.
  *
  * @param relevance the attention ranking (tova, snapkv or h2o scorer); null: capacity only
  * @param capacity  the capacity ranking (jacap-paper or capkv; keydiff as an ablation); null: relevance only
@@ -51,6 +53,8 @@ import org.jacap.kv.eviction.math.TopK;
  * @param windowLead  the observation window's own share of every budget; null: none
  * @param heads       how a layer's budget is shared among its KV heads ({@code heads=}): evenly, or
  *                    AdaKV-style by a currency the heads' entries compete on ({@link HeadBudgets})
+ * @param budgetReserve the reserve under a per-head budget ({@code budget_reserve=}, see
+ *                    {@link #underBudget}); {@code reserve} is the one where a prompt is compressed by a ratio
  */
 public record FusedJacapScorer(
         KvScorer relevance,
@@ -61,7 +65,8 @@ public record FusedJacapScorer(
         int reserve,
         LongContext longContext,
         WindowLead windowLead,
-        HeadBudgets heads)
+        HeadBudgets heads,
+        int budgetReserve)
         implements KvScorer {
     /** {@code reserve} when every entry of the capacity ranking takes part. */
     public static final int UNBOUNDED = Integer.MAX_VALUE;
@@ -126,6 +131,20 @@ public record FusedJacapScorer(
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
     public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
 
+    /** The same reserve under a ratio and under a budget. */
+    public FusedJacapScorer(
+            KvScorer relevance,
+            KvScorer capacity,
+            double share,
+            int sinks,
+            int recent,
+            int reserve,
+            LongContext longContext,
+            WindowLead windowLead,
+            HeadBudgets heads) {
+        this(relevance, capacity, share, sinks, recent, reserve, longContext, windowLead, heads, reserve);
+    }
+
     /** Every KV head of a layer keeps the same number of entries. */
     public FusedJacapScorer(
             KvScorer relevance,
@@ -156,8 +175,8 @@ public record FusedJacapScorer(
         if (!(share >= 0 && share <= 1)) {
             throw new JacapException("jacap: share must be in [0, 1], got " + share);
         }
-        if (sinks < 0 || recent < 0 || reserve < 0) {
-            throw new JacapException("jacap: sinks, recent and reserve must be >= 0");
+        if (sinks < 0 || recent < 0 || reserve < 0 || budgetReserve < 0) {
+            throw new JacapException("jacap: sinks, recent, reserve and budget_reserve must be >= 0");
         }
         if (heads == null) {
             heads = HeadBudgets.UNIFORM;
@@ -191,8 +210,20 @@ public record FusedJacapScorer(
      */
     public static final JacapScorer DEFAULT_RELEVANCE = JacapScorer.observed();
 
-    /** The default {@code reserve}: half of a budget up to 96 entries (docs/eviction.md). */
-    public static final int DEFAULT_RESERVE = 48;
+    /**
+     * The default {@code reserve} where a prompt is compressed by a ratio, since 2026-12-07: capacity
+     * leads at most its best 96 entries (36.5% of a budget up to 263). On 100 windows of both real
+     * models against 48 it kept more of the planted span and more passkeys at 0.5 and 0.75
+     * (docs/eviction.md, "A larger capacity reserve for large budgets").
+     */
+    public static final int DEFAULT_RESERVE = 96;
+
+    /**
+     * The default {@code budget_reserve}, the reserve under a per-head budget: 48 entries (the
+     * default reserve of 2026-12-01 to 2026-12-07). Budgeted decoding wants the recent text: with
+     * 96 there the KL of 512 + 2,048 tokens under 256 entries rose 5-7% (4 windows of each model).
+     */
+    public static final int DEFAULT_BUDGET_RESERVE = 48;
 
     /**
      * The default {@code share}: relevance leads 53.5% of a budget the reserve does not cap (below
@@ -230,7 +261,8 @@ public record FusedJacapScorer(
                 DEFAULT_RESERVE,
                 null,
                 DEFAULT_WINDOW_LEAD,
-                DEFAULT_HEADS);
+                DEFAULT_HEADS,
+                DEFAULT_BUDGET_RESERVE);
     }
 
     /**
@@ -257,7 +289,32 @@ public record FusedJacapScorer(
                 longContext.reserve(),
                 null,
                 null,
-                heads);
+                heads,
+                longContext.reserve());
+    }
+
+    /**
+     * The form that runs under a per-head budget ({@link EvictionSettings}): the same count per KV
+     * head and {@code budget_reserve} as the reserve. In budgeted decoding every uneven head count
+     * measured cost KL (docs/eviction.md, "Head shares under a ratio, even counts under a budget"),
+     * and so did the larger reserve; a prompt compressed once by a ratio keeps both.
+     */
+    @Override
+    public FusedJacapScorer underBudget() {
+        if (heads == HeadBudgets.UNIFORM && budgetReserve == reserve) {
+            return this;
+        }
+        return new FusedJacapScorer(
+                relevance,
+                capacity,
+                share,
+                sinks,
+                recent,
+                budgetReserve,
+                longContext,
+                windowLead,
+                HeadBudgets.UNIFORM,
+                budgetReserve);
     }
 
     @Override
@@ -269,7 +326,7 @@ public record FusedJacapScorer(
     public String spec() {
         return name() + ":relevance=" + (relevance == null ? "none" : relevance.name()) + ",capacity="
                 + (capacity == null ? "none" : capacity.name()) + ",share=" + share + ",sinks=" + sinks + ",recent="
-                + recent + ",reserve=" + spelt(reserve)
+                + recent + ",reserve=" + spelt(reserve) + ",budget_reserve=" + spelt(budgetReserve)
                 + (relevance instanceof SnapKvScorer snap
                         ? ",window=" + snap.windowSize() + ",kernel=" + snap.kernelSize() + ","
                                 + ValueWeighting.spec(snap.values(), snap.group())

@@ -43,6 +43,15 @@ public sealed interface KvScorer
         return new UniformAllocator();
     }
 
+    /**
+     * The form this scorer runs in under a per-head budget ({@link EvictionSettings}): itself,
+     * unless a form tuned for prompts compressed once by a ratio differs from the one for
+     * budgeted decoding ({@code jacap}'s head shares and reserve).
+     */
+    default KvScorer underBudget() {
+        return this;
+    }
+
     /** What the forward pass must gather for this scorer. */
     StatisticsSpec statistics();
 

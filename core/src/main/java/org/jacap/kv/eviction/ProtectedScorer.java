@@ -35,6 +35,12 @@ public record ProtectedScorer(KvScorer base, int sinks, int recent) implements K
     }
 
     @Override
+    public KvScorer underBudget() {
+        KvScorer b = base.underBudget();
+        return b.equals(base) ? this : new ProtectedScorer(b, sinks, recent);
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         return base.statistics();
     }

@@ -37,21 +37,28 @@ class EvictionSettingsTest {
         assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128)
                         .headCapacity(4))
                 .isEqualTo(4 * 128 + 16);
-        // the head shares jacap:heads=capacity carries hold under a ratio, not under a budget ...
-        EvictionPolicy shares = EvictionPolicies.policy("jacap:heads=capacity");
+        // jacap's head shares and reserve hold under a ratio; under a budget its budget form runs ...
+        EvictionPolicy shares = EvictionPolicies.policy("jacap");
         assertThat(shares.allocator()).isInstanceOf(AdaKvAllocator.class);
         assertThat(EvictionSettings.ratio(shares, 0.5).policy()).isEqualTo(shares);
         EvictionSettings bounded = EvictionSettings.budget(shares, 128);
+        FusedJacapScorer form = (FusedJacapScorer) bounded.policy().scorer();
         assertThat(bounded.policy().allocator()).isEqualTo(new UniformAllocator());
-        assertThat(bounded.policy().scorer()).isEqualTo(shares.scorer());
+        assertThat(form.heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
+        assertThat(form.reserve())
+                .isEqualTo(FusedJacapScorer.DEFAULT_BUDGET_RESERVE)
+                .isEqualTo(48);
+        assertThat(form).isEqualTo(EvictionPolicies.scorer("jacap:heads=uniform,reserve=48"));
         assertThat(bounded.headCapacity(4)).isEqualTo(144);
-        // ... where an allocator asked for apart from the scorer stays
+        // ... an allocator asked for apart from the scorer stays, beside the scorer's budget form ...
         EvictionPolicy asked = new EvictionPolicy(shares.scorer(), new AdaKvAllocator(0.5));
-        assertThat(EvictionSettings.budget(asked, 128).policy()).isEqualTo(asked);
-        assertThat(EvictionSettings.budget(EvictionPolicies.policy("capkv", "ada"), 128)
-                        .policy()
-                        .allocator())
-                .isInstanceOf(AdaKvAllocator.class);
+        assertThat(EvictionSettings.budget(asked, 128).policy())
+                .isEqualTo(new EvictionPolicy(form, new AdaKvAllocator(0.5)));
+        // ... protection wraps the budget form, and a scorer with one form is left as it is
+        EvictionPolicy guarded = EvictionPolicies.policy("jacap:protect_sinks=4,protect_recent=8");
+        assertThat(EvictionSettings.budget(guarded, 128).policy().scorer()).isEqualTo(new ProtectedScorer(form, 4, 8));
+        EvictionPolicy capkvAda = EvictionPolicies.policy("capkv", "ada");
+        assertThat(EvictionSettings.budget(capkvAda, 128).policy()).isEqualTo(capkvAda);
         assertThatThrownBy(() -> EvictionSettings.ratio(EvictionPolicies.policy("capkv", "uniform"), 0.5)
                         .headCapacity(4))
                 .isInstanceOf(JacapException.class);

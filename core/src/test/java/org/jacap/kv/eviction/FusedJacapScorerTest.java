@@ -352,14 +352,29 @@ class FusedJacapScorerTest {
                 .hasMessageContaining("needs a relevance or a capacity ranking");
         FusedJacapScorer reserved = (FusedJacapScorer) EvictionPolicies.scorer("jacap:relevance=h2o,reserve=32");
         assertThat(reserved.reserve()).isEqualTo(32);
+        assertThat(reserved.budgetReserve())
+                .as("a reserve asked for holds under a budget too")
+                .isEqualTo(32);
         assertThat(EvictionPolicies.scorer(reserved.spec())).isEqualTo(reserved);
         assertThat(FusedJacapScorer.defaults().spec())
                 .contains(
                         "relevance=jacap-observed,",
                         "share=0.535",
-                        "reserve=48",
+                        "reserve=96,budget_reserve=48,",
                         "long_from=never",
                         "window_share=0.1,window_queries=64");
+        FusedJacapScorer twoReserves =
+                (FusedJacapScorer) EvictionPolicies.scorer("jacap:reserve=all,budget_reserve=16");
+        assertThat(twoReserves.reserve()).isEqualTo(FusedJacapScorer.UNBOUNDED);
+        assertThat(twoReserves.budgetReserve()).isEqualTo(16);
+        assertThat(twoReserves.spec()).contains(",reserve=all,budget_reserve=16,");
+        assertThat(EvictionPolicies.scorer(twoReserves.spec())).isEqualTo(twoReserves);
+        assertThat(twoReserves.underBudget().reserve()).isEqualTo(16);
+        assertThat(twoReserves.underBudget().heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
+        FusedJacapScorer evenOnly = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=uniform,reserve=48");
+        assertThat(evenOnly.underBudget()).isSameAs(evenOnly);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:budget_reserve=-1"))
+                .isInstanceOf(JacapException.class);
         // the default before 2026-12-04, and a single ranking, have no window lead unless told
         FusedJacapScorer before = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.635,window_share=0");
         assertThat(before.windowLead()).isNull();
