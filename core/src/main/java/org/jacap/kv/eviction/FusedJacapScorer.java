@@ -131,21 +131,7 @@ public record FusedJacapScorer(
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
     public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
 
-    /** The same reserve under a ratio and under a budget. */
-    public FusedJacapScorer(
-            KvScorer relevance,
-            KvScorer capacity,
-            double share,
-            int sinks,
-            int recent,
-            int reserve,
-            LongContext longContext,
-            WindowLead windowLead,
-            HeadBudgets heads) {
-        this(relevance, capacity, share, sinks, recent, reserve, longContext, windowLead, heads, reserve);
-    }
-
-    /** Every KV head of a layer keeps the same number of entries. */
+    /** Every KV head of a layer keeps the same number of entries, with the same reserve under a ratio and a budget. */
     public FusedJacapScorer(
             KvScorer relevance,
             KvScorer capacity,
@@ -155,7 +141,7 @@ public record FusedJacapScorer(
             int reserve,
             LongContext longContext,
             WindowLead windowLead) {
-        this(relevance, capacity, share, sinks, recent, reserve, longContext, windowLead, HeadBudgets.UNIFORM);
+        this(relevance, capacity, share, sinks, recent, reserve, longContext, windowLead, HeadBudgets.UNIFORM, reserve);
     }
 
     /** One regime at every length. */
