@@ -213,7 +213,7 @@ public record FusedJacapScorer(
 
     /**
      * The default {@code share}: relevance leads 53.5% of a budget the reserve does not cap (below
-     * about 131 entries), the observation window 10% ({@link #DEFAULT_WINDOW_LEAD}) and capacity the
+     * about 263 entries under a ratio, 131 under a budget), the observation window 10% ({@link #DEFAULT_WINDOW_LEAD}) and capacity the
      * remaining 36.5%. Capacity's 36.5% is the share whose KL stayed inside H2O's interval at Gemma 3's
      * ratio 0.9 (102 entries) with a passkey above H2O's; the window's tenth comes out of the
      * attention's 63.5% of the default before (docs/eviction.md, "The window's tenth").
@@ -230,8 +230,8 @@ public record FusedJacapScorer(
     /**
      * Measured defaults (docs/eviction.md, 100 windows of both real models): the capacity score
      * weighed by the attention each entry received ({@link #DEFAULT_RELEVANCE}) leads every budget, SnapKV's observation window a tenth of it
-     * ({@link #DEFAULT_WINDOW_LEAD}), the paper's capacity ranking takes at most its best 48 entries
-     * ({@link #DEFAULT_RESERVE}) and 36.5% of a smaller budget (what {@link #DEFAULT_SHARE} and the
+     * ({@link #DEFAULT_WINDOW_LEAD}), the paper's capacity ranking takes at most its best 96 entries
+     * under a ratio ({@link #DEFAULT_RESERVE}; 48 under a budget, {@link #DEFAULT_BUDGET_RESERVE}) and 36.5% of a smaller budget (what {@link #DEFAULT_SHARE} and the
      * window leave), 4 sinks, no recent window, one regime at every length, and a layer's KV heads
      * sharing its budget by capacity under a ratio ({@link #DEFAULT_HEADS}).
      * Against TOVA as the relevance with half of every budget (an earlier default) the value-aware
