@@ -161,7 +161,8 @@ public final class HalfOnlineAttention {
      * Visits the next {@code n} rows of keys and values, in order, for the head whose state is at
      * {@code so}: the rows of a context may come in tiles, with the same bits as one call over all.
      * The accumulator's rescale and multiply-add run on the vector lanes, each lane rounded to F16 as
-     * the scalar twin {@link #attendScalar} rounds each element.
+     * the scalar twin {@link #attendScalar} rounds each element: {@link #updateHeads} for one head,
+     * with the largest value of these rows as its bound.
      */
     public static void update(
             float[] state,
@@ -175,11 +176,8 @@ public final class HalfOnlineAttention {
             int n,
             float scale) {
         Objects.checkFromIndexSize(valOff, (long) n * dv, values.length);
-        for (int r = 0; r < n; r += BOUND_ROWS) {
-            int rows = Math.min(BOUND_ROWS, n - r);
-            float bound = largestMagnitude(values, valOff + r * dv, rows * dv);
-            updateBounded(state, so, 1, dk, dv, keys, keyOff + r * dk, values, valOff + r * dv, rows, scale, bound);
-        }
+        float bound = largestMagnitude(values, valOff, n * dv);
+        updateHeads(state, so, 1, dk, dv, keys, keyOff, values, valOff, n, scale, bound);
     }
 
     /**
