@@ -319,7 +319,7 @@ public final class HalfOnlineAttention {
      * registers through the rows instead boxed the vectors: C2 lost their exact class at the
      * loop's phi.)
      */
-    private static void accumulate(
+    static void accumulate(
             float[] state,
             int acc,
             int dv,
@@ -334,7 +334,30 @@ public final class HalfOnlineAttention {
             float ms = state[rescales + j];
             float vs = state[weights + j];
             if (ms != 1f) {
-                scaleRounded(state, acc, dv, ms);
+                // A new maximum's rescale, ms in [0, 1): every lane is an F16 value (finite ones at
+                // most 65,504), so no product reaches 65,520 and fmaRoundedBelow65520's rounding
+                // is exact whatever the bound. Written out here: as a call (taken about once in
+                // 120 rows) C2 left it in C1's code, which boxes every vector, and the rescales took
+                // a third of SmolLM2's decode 4,096 deep (JFR, 2026-12-07).
+                int c = 0;
+                for (int bound = F_PREFERRED.loopBound(dv); c < bound; c += F_PREFERRED.length()) {
+                    FloatVector x =
+                            FloatVector.fromArray(F_PREFERRED, state, acc + c).mul(ms);
+                    IntVector bits = x.reinterpretAsInts();
+                    FloatVector step = bits.and(0x7F800000)
+                            .lanewise(VectorOperators.MAX, 0x38800000)
+                            .add(HalfVectors.STEP)
+                            .reinterpretAsFloats();
+                    x.add(step)
+                            .sub(step)
+                            .reinterpretAsInts()
+                            .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                            .reinterpretAsFloats()
+                            .intoArray(state, acc + c);
+                }
+                for (; c < dv; c++) {
+                    state[acc + c] = HalfFloats.roundToF16(state[acc + c] * ms);
+                }
             }
             if (cheap) {
                 fmaRoundedBelow65520(values, valOff + j * dv, vs, state, acc, dv);
@@ -344,18 +367,6 @@ public final class HalfOnlineAttention {
             s = s * ms + vs;
         }
         state[acc + dv + 1] = s;
-    }
-
-    /** a[o, +n) ← f16(a·f), lane by lane. */
-    private static void scaleRounded(float[] a, int o, int n, float f) {
-        int c = 0;
-        for (int bound = F_PREFERRED.loopBound(n); c < bound; c += F_PREFERRED.length()) {
-            HalfVectors.roundToF16(FloatVector.fromArray(F_PREFERRED, a, o + c).mul(f))
-                    .intoArray(a, o + c);
-        }
-        for (; c < n; c++) {
-            a[o + c] = HalfFloats.roundToF16(a[o + c] * f);
-        }
     }
 
     /** acc[o, +n) ← f16(fma(x, f, acc)), lane by lane. */
@@ -387,14 +398,19 @@ public final class HalfOnlineAttention {
         for (int bound = F_PREFERRED.loopBound(n); c < bound; c += F_PREFERRED.length()) {
             FloatVector sum = FloatVector.fromArray(F_PREFERRED, x, xo + c)
                     .fma(vf, FloatVector.fromArray(F_PREFERRED, acc, o + c));
-            // step = ±2^(e+13) for the lane's binade 2^e, at least 2^-14's: x + step − step rounds x to F16
+            // step = 1.5·2^(e+13) for the lane's binade 2^e, at least 2^-14's: x + step − step
+            // rounds x to F16, and the sign put back keeps a −0 (HalfVectors.roundToF16)
             IntVector bits = sum.reinterpretAsInts();
             FloatVector step = bits.and(0x7F800000)
                     .lanewise(VectorOperators.MAX, 0x38800000)
-                    .add(13 << 23)
-                    .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                    .add(HalfVectors.STEP)
                     .reinterpretAsFloats();
-            sum.add(step).sub(step).intoArray(acc, o + c);
+            sum.add(step)
+                    .sub(step)
+                    .reinterpretAsInts()
+                    .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                    .reinterpretAsFloats()
+                    .intoArray(acc, o + c);
         }
         for (; c < n; c++) {
             acc[o + c] = HalfFloats.roundToF16(Math.fma(x[xo + c], f, acc[o + c]));

@@ -17,6 +17,8 @@ final class HalfVectors {
     private static final int F16_MIN_NORMAL = 0x38800000; // 2^-14
     private static final int F16_MAX_BINADE = 0x47000000; // 2^15
     private static final int FLOAT_INFINITY = 0x7F800000;
+    /** Added to a binade's exponent bits: 1.5·2^13 times it, {@link #roundToF16}'s step. */
+    static final int STEP = (13 << 23) | 0x00400000;
 
     /** Eight BF16 patterns in int lanes to floats. */
     static FloatVector bf16ToFloat(IntVector b) {
@@ -26,20 +28,28 @@ final class HalfVectors {
     /**
      * Each lane rounded to the nearest F16 value, ties to even, as
      * {@code Float.float16ToFloat(Float.floatToFloat16(x))}: adding and subtracting
-     * {@code c = ±2^(e+13)}, where 2^e is the lane's binade clamped to F16's [2^-14, 2^15], leaves
-     * x rounded by the float addition to a multiple of 2^(e-10), F16's spacing there (c's own
-     * ulp; its bit is even exactly when the F16 mantissa is); below 2^-14 that is 2^-24, F16's
-     * subnormal step. Results of 65536 and above (from 65520 up) become infinity; NaN stays NaN.
+     * {@code c = 1.5·2^(e+13)}, where 2^e is the lane's binade clamped to F16's [2^-14, 2^15],
+     * leaves x rounded by the float addition to a multiple of 2^(e-10), F16's spacing there (x + c
+     * stays inside c's binade for either sign, so its ulp is that spacing, and c's bit there is
+     * even); below 2^-14 that is 2^-24, F16's subnormal step. The lane's sign is put back, so a
+     * negative lane that rounds to zero gives −0. Results of 65536 and above (from 65520 up) become
+     * infinity; NaN stays NaN. Checked against the JDK on every float (2026-12-07).
      */
     static FloatVector roundToF16(FloatVector x) {
         IntVector bits = x.reinterpretAsInts();
-        IntVector sign = bits.and(0x80000000);
-        IntVector binade = bits.and(FLOAT_INFINITY)
+        FloatVector c = bits.and(FLOAT_INFINITY)
                 .lanewise(VectorOperators.MAX, F16_MIN_NORMAL)
-                .lanewise(VectorOperators.MIN, F16_MAX_BINADE);
-        FloatVector c = binade.add(13 << 23).or(sign).reinterpretAsFloats();
-        FloatVector r = x.add(c).sub(c);
+                .lanewise(VectorOperators.MIN, F16_MAX_BINADE)
+                .add(STEP)
+                .reinterpretAsFloats();
+        FloatVector r = x.add(c)
+                .sub(c)
+                .reinterpretAsInts()
+                .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000) // a −0 (the subtraction gave +0)
+                .reinterpretAsFloats();
         // a float comparison, false for NaN: NaN stays NaN
-        return r.blend(sign.or(FLOAT_INFINITY).reinterpretAsFloats(), r.abs().compare(VectorOperators.GE, 65536f));
+        return r.blend(
+                bits.and(0x80000000).or(FLOAT_INFINITY).reinterpretAsFloats(),
+                r.abs().compare(VectorOperators.GE, 65536f));
     }
 }

@@ -86,10 +86,10 @@ class HalfVectorsTest {
                 float expected = HalfFloats.roundToF16(x[i]);
                 if (Float.isNaN(expected)) {
                     assertThat(out[i]).as("%s at %s", x[i], species).isNaN();
-                } else if (Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected)) {
-                    assertThat(out[i])
+                } else { // as bits: AssertJ's float equality takes −0 for +0
+                    assertThat(Float.floatToRawIntBits(out[i]))
                             .as("%s (0x%08x) at %s", x[i], Float.floatToRawIntBits(x[i]), species)
-                            .isEqualTo(expected);
+                            .isEqualTo(Float.floatToRawIntBits(expected));
                 }
             }
         }
@@ -113,13 +113,50 @@ class HalfVectorsTest {
                 wrongAbove += Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected) ? 1 : 0;
             } else if (Float.isNaN(expected)) {
                 assertThat(out[i]).as("%s", x[i]).isNaN();
-            } else if (Float.floatToRawIntBits(out[i]) != Float.floatToRawIntBits(expected)) {
-                assertThat(out[i])
+            } else {
+                assertThat(Float.floatToRawIntBits(out[i]))
                         .as("%s (0x%08x)", x[i], Float.floatToRawIntBits(x[i]))
-                        .isEqualTo(expected);
+                        .isEqualTo(Float.floatToRawIntBits(expected));
             }
         }
         assertThat(wrongAbove).as("finite cases from 65520 up come out finite").isPositive();
+    }
+
+    /**
+     * The decode attention's rescale on a new maximum, which rounds without the overflow test
+     * whatever the bound, gives the scalar rounding's bits for every F16 value (NaNs, infinities
+     * and both zeros among them) times factors in [0, 1), over a row with a scalar tail: one row
+     * of {@code accumulate} whose values are −0 and weight 0, so the multiply-add after the
+     * rescale leaves every lane as it is, −0 included.
+     */
+    @Test
+    void attentionRescaleOfEveryF16ValueIsTheScalarRounding() {
+        int dv = 65536 + 7;
+        float[] lanes = new float[dv];
+        for (int i = 0; i < dv; i++) {
+            lanes[i] = HalfFloats.f16ToFloat((short) (i * 40503)); // a permutation of the patterns, the tail repeats
+        }
+        float[] values = new float[dv];
+        java.util.Arrays.fill(values, -0f);
+        for (float f : new float[] {0f, 0.5f, 0.999f, 0.3711f, 0x1p-12f, 1e-30f, Math.nextDown(1f)}) {
+            for (boolean cheap : new boolean[] {true, false}) {
+                float[] state = java.util.Arrays.copyOf(lanes, dv + 4); // lanes, M, S, the factors
+                state[dv + 2] = f;
+                HalfOnlineAttention.accumulate(state, 0, dv, values, 0, 1, dv + 2, dv + 3, cheap);
+                for (int i = 0; i < dv; i++) {
+                    float expected = HalfFloats.roundToF16(lanes[i] * f);
+                    if (Float.isNaN(expected)) {
+                        assertThat(state[i]).as("%s × %s", lanes[i], f).isNaN();
+                    } else {
+                        // as bits: AssertJ's float equality takes −0 for +0
+                        assertThat(Float.floatToRawIntBits(state[i]))
+                                .as("%s × %s", lanes[i], f)
+                                .isEqualTo(Float.floatToRawIntBits(expected));
+                    }
+                }
+                assertThat(state[dv + 1]).isZero(); // S·f + 0
+            }
+        }
     }
 
     @Test
