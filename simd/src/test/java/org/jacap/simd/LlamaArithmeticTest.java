@@ -98,6 +98,39 @@ class LlamaArithmeticTest {
     }
 
     /**
+     * Under the bound (values of ordinary size) the accumulator takes the cheap rounding: the
+     * twin's bits, with peaked rows for many rescales and columns of tiny values for zeros of
+     * either sign.
+     */
+    @Test
+    void halfOnlineAttentionEqualsItsScalarTwinUnderTheBound() {
+        Random rnd = new Random(12);
+        for (int d : new int[] {32, 64, 96, 128}) {
+            for (int n : new int[] {1, 5, 64, 65, 300, HalfOnlineAttention.CHUNK_ROWS + 3}) {
+                float[] q = f16(gaussian(rnd, d));
+                float[] k = f16(gaussian(rnd, n * d));
+                float[] v = f16(gaussian(rnd, n * d));
+                for (int i = 0; i < v.length; i++) {
+                    if (i % d % 7 == 0) { // columns of F16 subnormals: their lanes round to zeros of both signs
+                        v[i] = HalfFloats.roundToF16(v[i] * 1e-7f);
+                    }
+                }
+                float scale = (float) (6 / Math.sqrt(d));
+                float[] out = new float[d + 2];
+                float[] twin = new float[d + 2];
+                HalfOnlineAttention.attend(
+                        q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
+                HalfOnlineAttention.attendScalar(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 1);
+                for (int c = 0; c < out.length; c++) {
+                    assertThat(Float.floatToRawIntBits(out[c]))
+                            .as("d %d n %d c %d", d, n, c)
+                            .isEqualTo(Float.floatToRawIntBits(twin[c]));
+                }
+            }
+        }
+    }
+
+    /**
      * Accumulators driven next to F16's overflow: values whose sums stay just inside the cheap
      * rounding's bound, and just outside it where lanes do overflow. Three heads of one KV head
      * visited together in tiles with the caller's bound, and each head alone in one call, give
