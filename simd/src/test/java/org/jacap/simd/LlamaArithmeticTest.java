@@ -79,20 +79,25 @@ class LlamaArithmeticTest {
                     v[i] *= 3000; // large values: the F16 rounding of the sums matters, overflow included
                 }
                 float scale = (float) (4 / Math.sqrt(d)); // peaked rows: many maximum updates
-                float[] out = new float[d + 2];
-                float[] twin = new float[d + 2];
-                HalfOnlineAttention.attend(
-                        q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
-                HalfOnlineAttention.attendScalar(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 1);
-                for (int c = 0; c < out.length; c++) {
-                    if (Float.isNaN(twin[c])) { // an overflowed accumulator times 0: NaN either way
-                        assertThat(out[c]).as("d %d n %d c %d", d, n, c).isNaN();
-                    } else {
-                        assertThat(Float.floatToRawIntBits(out[c]))
-                                .as("d %d n %d c %d", d, n, c)
-                                .isEqualTo(Float.floatToRawIntBits(twin[c]));
-                    }
-                }
+                assertAttendIsItsTwin(q, k, v, n, d, scale);
+            }
+        }
+    }
+
+    /** {@code attend} gives {@code attendScalar}'s bits (NaN where the twin's is NaN). */
+    private static void assertAttendIsItsTwin(float[] q, float[] k, float[] v, int n, int d, float scale) {
+        float[] out = new float[d + 2];
+        float[] twin = new float[d + 2];
+        HalfOnlineAttention.attend(
+                q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
+        HalfOnlineAttention.attendScalar(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 1);
+        for (int c = 0; c < out.length; c++) {
+            if (Float.isNaN(twin[c])) { // an overflowed accumulator times 0: NaN either way
+                assertThat(out[c]).as("d %d n %d c %d", d, n, c).isNaN();
+            } else {
+                assertThat(Float.floatToRawIntBits(out[c]))
+                        .as("d %d n %d c %d", d, n, c)
+                        .isEqualTo(Float.floatToRawIntBits(twin[c]));
             }
         }
     }
@@ -115,17 +120,7 @@ class LlamaArithmeticTest {
                         v[i] = HalfFloats.roundToF16(v[i] * 1e-7f);
                     }
                 }
-                float scale = (float) (6 / Math.sqrt(d));
-                float[] out = new float[d + 2];
-                float[] twin = new float[d + 2];
-                HalfOnlineAttention.attend(
-                        q, 0, k, 0, v, 0, n, d, d, scale, new float[HalfOnlineAttention.stateSize(d, d)], out, 1);
-                HalfOnlineAttention.attendScalar(q, 0, k, 0, v, 0, n, d, d, scale, new float[2 * d], twin, 1);
-                for (int c = 0; c < out.length; c++) {
-                    assertThat(Float.floatToRawIntBits(out[c]))
-                            .as("d %d n %d c %d", d, n, c)
-                            .isEqualTo(Float.floatToRawIntBits(twin[c]));
-                }
+                assertAttendIsItsTwin(q, k, v, n, d, (float) (6 / Math.sqrt(d)));
             }
         }
     }
