@@ -344,14 +344,14 @@ public final class HalfOnlineAttention {
                     FloatVector x =
                             FloatVector.fromArray(F_PREFERRED, state, acc + c).mul(ms);
                     IntVector bits = x.reinterpretAsInts();
-                    FloatVector step = bits.and(0x7F800000)
-                            .lanewise(VectorOperators.MAX, 0x38800000)
+                    FloatVector step = bits.and(HalfVectors.FLOAT_INFINITY)
+                            .lanewise(VectorOperators.MAX, HalfVectors.F16_MIN_NORMAL)
                             .add(HalfVectors.STEP)
                             .reinterpretAsFloats();
                     x.add(step)
                             .sub(step)
                             .reinterpretAsInts()
-                            .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                            .lanewise(VectorOperators.BITWISE_BLEND, bits, HalfVectors.FLOAT_SIGN)
                             .reinterpretAsFloats()
                             .intoArray(state, acc + c);
                 }
@@ -401,14 +401,14 @@ public final class HalfOnlineAttention {
             // step = 1.5·2^(e+13) for the lane's binade 2^e, at least 2^-14's: x + step − step
             // rounds x to F16, and the sign put back keeps a −0 (HalfVectors.roundToF16)
             IntVector bits = sum.reinterpretAsInts();
-            FloatVector step = bits.and(0x7F800000)
-                    .lanewise(VectorOperators.MAX, 0x38800000)
+            FloatVector step = bits.and(HalfVectors.FLOAT_INFINITY)
+                    .lanewise(VectorOperators.MAX, HalfVectors.F16_MIN_NORMAL)
                     .add(HalfVectors.STEP)
                     .reinterpretAsFloats();
             sum.add(step)
                     .sub(step)
                     .reinterpretAsInts()
-                    .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000)
+                    .lanewise(VectorOperators.BITWISE_BLEND, bits, HalfVectors.FLOAT_SIGN)
                     .reinterpretAsFloats()
                     .intoArray(acc, o + c);
         }

@@ -14,9 +14,12 @@ import jdk.incubator.vector.VectorOperators;
 final class HalfVectors {
     private HalfVectors() {}
 
-    private static final int F16_MIN_NORMAL = 0x38800000; // 2^-14
+    static final int F16_MIN_NORMAL = 0x38800000; // 2^-14
     private static final int F16_MAX_BINADE = 0x47000000; // 2^15
-    private static final int FLOAT_INFINITY = 0x7F800000;
+    /** A float's exponent bits (infinity's pattern). */
+    static final int FLOAT_INFINITY = 0x7F800000;
+
+    static final int FLOAT_SIGN = 0x80000000;
     /** Added to a binade's exponent bits: 1.5·2^13 times it, {@link #roundToF16}'s step. */
     static final int STEP = (13 << 23) | 0x00400000;
 
@@ -45,11 +48,11 @@ final class HalfVectors {
         FloatVector r = x.add(c)
                 .sub(c)
                 .reinterpretAsInts()
-                .lanewise(VectorOperators.BITWISE_BLEND, bits, 0x80000000) // a −0 (the subtraction gave +0)
+                .lanewise(VectorOperators.BITWISE_BLEND, bits, FLOAT_SIGN) // a −0 (the subtraction gave +0)
                 .reinterpretAsFloats();
         // a float comparison, false for NaN: NaN stays NaN
         return r.blend(
-                bits.and(0x80000000).or(FLOAT_INFINITY).reinterpretAsFloats(),
+                bits.and(FLOAT_SIGN).or(FLOAT_INFINITY).reinterpretAsFloats(),
                 r.abs().compare(VectorOperators.GE, 65536f));
     }
 }
