@@ -35,12 +35,15 @@ import jdk.incubator.vector.VectorOperators;
  * parts. A group's {@code B} blocks first keep their minimums side by side (384 bytes each, block
  * {@code b} at {@code 384·b}), then their quants and scales (4,480 bytes each, at
  * {@code 384·B + 4480·b}), so the minimums' pass ({@link #minimumsWide}) reads one run of bytes
- * instead of 256 bytes every 4,864, which the hardware prefetchers do not follow:
+ * instead of 256 bytes every 4,864, which the hardware prefetchers do not follow. For the same
+ * reason each chunk's scales sit just before its quants, so the quants' pass only reads forward
+ * (with the scales after all the quants it jumps ahead and back every chunk):
  * <pre>
  *   minimums part  bytes    0..255   m[j][r]     6-bit minimum of sub-block j of row r
  *                  bytes  256..383   dmin[r]     f32 super-scale of the minimums
- *   quants part    bytes    0..4095  q[c][l][r]  byte l of chunk c (sub-blocks 2c low nibble, 2c+1 high) of row r
- *                  bytes 4096..4351  sc[j][r]    6-bit scale of sub-block j of row r
+ *   quants part    per chunk c (sub-blocks 2c low nibble, 2c+1 high), bytes 1088c ..:
+ *                    +0..63          sc[2c..2c+1][r]  6-bit scales of sub-blocks 2c, 2c+1 of row r
+ *                    +64..1087       q[l][r]          byte l of the chunk of row r
  *                  bytes 4352..4479  d[r]        f32 super-scale
  * </pre>
  * Rows past the last are zero (their outputs are not written). Per row and super-block the sums
@@ -57,9 +60,10 @@ final class Q4KInterleaved {
     private static final int DMIN = MN + 8 * ROWS;
     private static final int HEAD_BYTES = DMIN + 4 * ROWS;
     // a block's quants, scales and super-scale, after every block's minimums
-    private static final int QS = 0;
-    private static final int SC = 4096;
-    private static final int D = SC + 8 * ROWS;
+    /** A chunk's two sub-blocks' scales (2 × 32 bytes), then its 32 quant bytes × 32 rows. */
+    private static final int CHUNK_BYTES = 2 * ROWS + 32 * ROWS;
+
+    private static final int D = 4 * CHUNK_BYTES;
     private static final int BODY_BYTES = D + 4 * ROWS;
     static final int GROUP_BLOCK_BYTES = HEAD_BYTES + BODY_BYTES;
 
@@ -78,6 +82,16 @@ final class Q4KInterleaved {
     /** Where block {@code b}'s quants, scales and super-scale lie in the group at {@code gOff} of {@code blocks} blocks. */
     private static long body(long gOff, int blocks, int b) {
         return gOff + (long) blocks * HEAD_BYTES + (long) b * BODY_BYTES;
+    }
+
+    /** Offset in a block's body of chunk {@code c}'s quant bytes (byte l of row r at {@code + 32·l + r}). */
+    private static long quants(int c) {
+        return (long) CHUNK_BYTES * c + 2 * ROWS;
+    }
+
+    /** Offset in a block's body of sub-block {@code j}'s 32 scales: beside its chunk's quants. */
+    private static long scale(int j) {
+        return (long) CHUNK_BYTES * (j >> 1) + ROWS * (j & 1);
     }
 
     /** Bytes the repacked form of a {@code rows × cols} Q4_K matrix takes. */
@@ -101,10 +115,10 @@ final class Q4KInterleaved {
                 long base = body(gBase, blocks, b);
                 long mins = head(gBase, b);
                 for (int i = 0; i < 128; i++) {
-                    dst.set(BYTE, base + QS + (long) i * ROWS + lane, src.get(BYTE, o + 16 + i));
+                    dst.set(BYTE, base + quants(i / 32) + (long) (i % 32) * ROWS + lane, src.get(BYTE, o + 16 + i));
                 }
                 for (int j = 0; j < 8; j++) {
-                    dst.set(BYTE, base + SC + j * ROWS + lane, (byte) KScales.scale(src, o + 4, j));
+                    dst.set(BYTE, base + scale(j) + lane, (byte) KScales.scale(src, o + 4, j));
                     dst.set(BYTE, mins + MN + j * ROWS + lane, (byte) KScales.min(src, o + 4, j));
                 }
                 dst.set(FLOAT, base + D + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o)));
@@ -247,7 +261,8 @@ final class Q4KInterleaved {
             IntVector is1 = IntVector.zero(I512);
             for (int c = 0; c < 4; c++) {
                 int xo = 256 * b + 64 * c;
-                long qo = base + QS + (long) c * 32 * ROWS;
+                // quants(c) and scale(2c) written out: groupWide is past C2's inlining budget (Q6KInterleaved.quant)
+                long qo = base + (long) CHUNK_BYTES * c + 2 * ROWS;
                 // products of 16 columns each, in 16-bit lanes: a = sub-block 2c, b = 2c+1
                 ShortVector a0 = ShortVector.zero(S512);
                 ShortVector b0 = ShortVector.zero(S512);
@@ -277,7 +292,7 @@ final class Q4KInterleaved {
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 0));
                 IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I512, 1))
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 1));
-                long so = base + SC + 2L * c * ROWS;
+                long so = base + (long) CHUNK_BYTES * c;
                 IntVector sca = (IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
                 IntVector tca = (IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
@@ -329,7 +344,7 @@ final class Q4KInterleaved {
             IntVector is1 = IntVector.zero(I256);
             for (int c = 0; c < 4; c++) {
                 int xo = 256 * b + 64 * c;
-                long qo = base + QS + (long) c * 32 * ROWS + lane0;
+                long qo = base + (long) CHUNK_BYTES * c + 2 * ROWS + lane0;
                 ShortVector a0 = ShortVector.zero(S256);
                 ShortVector b0 = ShortVector.zero(S256);
                 for (int l = 0; l < 16; l++) {
@@ -358,7 +373,7 @@ final class Q4KInterleaved {
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 0));
                 IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I256, 1))
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 1));
-                long so = base + SC + 2L * c * ROWS + lane0;
+                long so = base + (long) CHUNK_BYTES * c + lane0;
                 IntVector sca = (IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
                         .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
                 IntVector tca = (IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
@@ -404,13 +419,13 @@ final class Q4KInterleaved {
                 int msum = 0;
                 for (int j = 0; j < 8; j++) {
                     int shift = 4 * (j % 2);
-                    long qo = base + QS + (long) (j / 2) * 32 * ROWS + lane;
+                    long qo = base + quants(j / 2) + lane;
                     int s = 0;
                     for (int l = 0; l < 32; l++) {
                         int q = ((w.get(BYTE, qo + (long) l * ROWS) & 0xFF) >>> shift) & 0x0F;
                         s += q * x.q[256 * b + 32 * j + l];
                     }
-                    isum += (w.get(BYTE, base + SC + j * ROWS + lane) & 0xFF) * s;
+                    isum += (w.get(BYTE, base + scale(j) + lane) & 0xFF) * s;
                     msum += (w.get(BYTE, mins + MN + j * ROWS + lane) & 0xFF) * x.sums[8 * b + j];
                 }
                 float dx = x.d[b];
@@ -437,13 +452,13 @@ final class Q4KInterleaved {
                 FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
                 FloatVector dmin = FloatVector.fromMemorySegment(F512, w, mins + DMIN + 64L * h, LE);
                 for (int c = 0; c < 4; c++) {
-                    FloatVector d1 = d.mul(bytesAsFloats(w, base + SC + (2 * c) * ROWS + 16 * h));
+                    FloatVector d1 = d.mul(bytesAsFloats(w, base + scale(2 * c) + 16 * h));
                     FloatVector m1 = dmin.mul(bytesAsFloats(w, mins + MN + (2 * c) * ROWS + 16 * h));
-                    FloatVector d2 = d.mul(bytesAsFloats(w, base + SC + (2 * c + 1) * ROWS + 16 * h));
+                    FloatVector d2 = d.mul(bytesAsFloats(w, base + scale(2 * c + 1) + 16 * h));
                     FloatVector m2 = dmin.mul(bytesAsFloats(w, mins + MN + (2 * c + 1) * ROWS + 16 * h));
                     for (int l = 0; l < 32; l++) {
-                        ByteVector q = ByteVector.fromMemorySegment(
-                                B128, w, base + QS + (long) (32 * c + l) * ROWS + 16 * h, LE);
+                        ByteVector q =
+                                ByteVector.fromMemorySegment(B128, w, base + quants(c) + (long) l * ROWS + 16 * h, LE);
                         ((FloatVector) q.and((byte) 0x0F).convertShape(VectorOperators.B2F, F512, 0))
                                 .mul(d1)
                                 .sub(m1)
@@ -476,12 +491,12 @@ final class Q4KInterleaved {
                 float d = w.get(FLOAT, base + D + 4L * r);
                 float dmin = w.get(FLOAT, mins + DMIN + 4L * r);
                 for (int c = 0; c < 4; c++) {
-                    float d1 = d * w.get(BYTE, base + SC + (2 * c) * ROWS + r);
+                    float d1 = d * w.get(BYTE, base + scale(2 * c) + r);
                     float m1 = dmin * w.get(BYTE, mins + MN + (2 * c) * ROWS + r);
-                    float d2 = d * w.get(BYTE, base + SC + (2 * c + 1) * ROWS + r);
+                    float d2 = d * w.get(BYTE, base + scale(2 * c + 1) + r);
                     float m2 = dmin * w.get(BYTE, mins + MN + (2 * c + 1) * ROWS + r);
                     for (int l = 0; l < 32; l++) {
-                        int q = w.get(BYTE, base + QS + (long) (32 * c + l) * ROWS + r) & 0xFF;
+                        int q = w.get(BYTE, base + quants(c) + (long) l * ROWS + r) & 0xFF;
                         dst[o + (64 * c + l) * ROWS + r] = d1 * (q & 0x0F) - m1;
                         dst[o + (64 * c + 32 + l) * ROWS + r] = d2 * (q >>> 4) - m2;
                     }

@@ -28,20 +28,27 @@ import jdk.incubator.vector.VectorOperators;
  * lie in [−127, 127], so at most 8·32·127 = 32,512), the int8 scale multiplies once per 16
  * columns for 32 rows. 276 bytes per row and super-block instead of 210.
  *
- * <p>One group of 32 rows and super-block {@code b} takes {@link #GROUP_BLOCK_BYTES} bytes:
+ * <p>One group of 32 rows and super-block {@code b} takes {@link #GROUP_BLOCK_BYTES} bytes, in the
+ * order the kernel reads them: eight pairs of sub-blocks of {@link #PAIR_BYTES} each, then the
+ * super-scales:
  * <pre>
- *   bytes     0..8191  q[i][r]   element i of row r as the signed byte q − 32
- *   bytes  8192..8703  sc[j][r]  int8 scale of sub-block j (elements 16j .. 16j+15) of row r
- *   bytes  8704..8831  d[r]      f32 super-scale
+ *   per pair p (bytes 1088p ..):  +0..63     sc[2p..2p+1][r]  int8 scales of sub-blocks 2p, 2p+1
+ *                                 +64..1087  q[i][r]          elements i = 32p .. 32p+31 as the signed byte q − 32
+ *   bytes 8704..8831                         d[r]             f32 super-scale
  * </pre>
+ * The scales sit beside their quants rather than after all of them: a kernel that reads the block
+ * strictly forward streams from memory at twice the rate of one that jumps ahead for the scales
+ * (the hardware prefetcher loses a stream that goes back; docs/performance.md, 2026-12-07).
  * Per row and super-block the sum is an exact int and {@code acc = fma(Σ sc·Σqx, d·dx, acc)} in
  * block order: the 512-bit, 256-bit and scalar forms agree bit for bit.
  */
 final class Q6KInterleaved {
     static final int ROWS = Q4KInterleaved.ROWS;
 
-    private static final int SC = 256 * ROWS;
-    private static final int D = SC + 16 * ROWS;
+    /** Two sub-blocks' scales and quants: 2 × 32 scale bytes, then 32 elements × 32 rows. */
+    static final int PAIR_BYTES = 2 * ROWS + 32 * ROWS;
+
+    private static final int D = 8 * PAIR_BYTES;
     static final int GROUP_BLOCK_BYTES = D + 4 * ROWS;
 
     private Q6KInterleaved() {}
@@ -71,7 +78,7 @@ final class Q6KInterleaved {
                     }
                 }
                 for (int j = 0; j < 16; j++) {
-                    dst.set(BYTE, base + SC + j * ROWS + lane, src.get(BYTE, o + 192 + j));
+                    dst.set(BYTE, base + scale(j) + lane, src.get(BYTE, o + 192 + j));
                 }
                 dst.set(FLOAT, base + D + 4L * lane, HalfFloats.f16ToFloat(src.get(SHORT, o + 208)));
             }
@@ -79,7 +86,20 @@ final class Q6KInterleaved {
     }
 
     private static void put(MemorySegment dst, long base, int element, int lane, int q) {
-        dst.set(BYTE, base + (long) element * ROWS + lane, (byte) (q - 32));
+        dst.set(BYTE, base + quant(element) + lane, (byte) (q - 32));
+    }
+
+    // The kernels write these two out: groupWide is past C2's inlining budget, and with a call per
+    // sub-block it read from L3 at 23 GB/s instead of 33 (probe of 2026-12-07).
+
+    /** Offset in a group block of element {@code i}'s 32 rows. */
+    private static long quant(int i) {
+        return (long) PAIR_BYTES * (i >> 5) + 2 * ROWS + ROWS * (i & 31);
+    }
+
+    /** Offset in a group block of sub-block {@code j}'s 32 scales. */
+    private static long scale(int j) {
+        return (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1);
     }
 
     /** Rows {@code [r0, r0+n)} (r0 a multiple of {@link #ROWS}) into {@code out[outOff + r0 ..)}, 512-bit. */
@@ -115,7 +135,7 @@ final class Q6KInterleaved {
             IntVector is1 = IntVector.zero(I512);
             for (int j = 0; j < 16; j++) {
                 int xo = 256 * b + 16 * j;
-                long qo = base + (long) 16 * j * ROWS;
+                long qo = base + (long) PAIR_BYTES * (j >> 1) + 2 * ROWS + 16 * ROWS * (j & 1); // quant(16j)
                 ShortVector p = ShortVector.zero(S512);
                 for (int l = 0; l < 8; l += 2) {
                     ByteVector two = ByteVector.fromMemorySegment(ByteVector.SPECIES_512, w, qo + (long) l * ROWS, LE);
@@ -136,7 +156,7 @@ final class Q6KInterleaved {
                             .mul(xq[xo + l + 1])
                             .add(p2);
                 }
-                long so = base + SC + (long) j * ROWS;
+                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1); // scale(j)
                 is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 0))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I512, 0)))
                         .mul(((IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
@@ -184,7 +204,7 @@ final class Q6KInterleaved {
             IntVector is1 = IntVector.zero(I256);
             for (int j = 0; j < 16; j++) {
                 int xo = 256 * b + 16 * j;
-                long qo = base + (long) 16 * j * ROWS + lane0;
+                long qo = base + (long) PAIR_BYTES * (j >> 1) + 2 * ROWS + 16 * ROWS * (j & 1) + lane0;
                 ShortVector p = ShortVector.zero(S256);
                 for (int l = 0; l < 8; l++) {
                     p = ((ShortVector) ByteVector.fromMemorySegment(B128, w, qo + (long) l * ROWS, LE)
@@ -199,7 +219,7 @@ final class Q6KInterleaved {
                             .mul(xq[xo + l])
                             .add(p2);
                 }
-                long so = base + SC + (long) j * ROWS + lane0;
+                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1) + lane0;
                 is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I256, 0))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I256, 0)))
                         .mul(((IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
@@ -241,9 +261,9 @@ final class Q6KInterleaved {
                 for (int j = 0; j < 16; j++) {
                     int s = 0;
                     for (int l = 0; l < 16; l++) {
-                        s += w.get(BYTE, base + (long) (16 * j + l) * ROWS + lane) * x.q[256 * b + 16 * j + l];
+                        s += w.get(BYTE, base + quant(16 * j + l) + lane) * x.q[256 * b + 16 * j + l];
                     }
-                    isum += w.get(BYTE, base + SC + j * ROWS + lane) * s;
+                    isum += w.get(BYTE, base + scale(j) + lane) * s;
                 }
                 acc = Math.fma((float) isum, w.get(FLOAT, base + D + 4L * lane) * x.d[b], acc);
             }
@@ -264,11 +284,11 @@ final class Q6KInterleaved {
             for (int h = 0; h < 2; h++) {
                 FloatVector d = FloatVector.fromMemorySegment(F512, w, base + D + 64L * h, LE);
                 for (int j = 0; j < 16; j++) {
-                    FloatVector ds = d.mul((FloatVector)
-                            ByteVector.fromMemorySegment(B128, w, base + SC + (long) j * ROWS + 16 * h, LE)
+                    FloatVector ds =
+                            d.mul((FloatVector) ByteVector.fromMemorySegment(B128, w, base + scale(j) + 16 * h, LE)
                                     .convertShape(VectorOperators.B2F, F512, 0));
                     for (int i = 16 * j; i < 16 * j + 16; i++) {
-                        ((FloatVector) ByteVector.fromMemorySegment(B128, w, base + (long) i * ROWS + 16 * h, LE)
+                        ((FloatVector) ByteVector.fromMemorySegment(B128, w, base + quant(i) + 16 * h, LE)
                                         .convertShape(VectorOperators.B2F, F512, 0))
                                 .mul(ds)
                                 .intoArray(dst, o + i * ROWS + 16 * h);
@@ -287,8 +307,8 @@ final class Q6KInterleaved {
             for (int r = 0; r < ROWS; r++) {
                 float d = w.get(FLOAT, base + D + 4L * r);
                 for (int i = 0; i < 256; i++) {
-                    float ds = d * w.get(BYTE, base + SC + (long) (i / 16) * ROWS + r);
-                    dst[o + i * ROWS + r] = ds * w.get(BYTE, base + (long) i * ROWS + r);
+                    float ds = d * w.get(BYTE, base + scale(i / 16) + r);
+                    dst[o + i * ROWS + r] = ds * w.get(BYTE, base + quant(i) + r);
                 }
             }
         }
