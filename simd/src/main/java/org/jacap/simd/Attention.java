@@ -117,63 +117,28 @@ public final class Attention {
         }
         int dv = F_PREFERRED.loopBound(d);
         int j = 0;
-        for (; j + 4 <= nKeys; j += 4) {
+        // Blocks of two keys, not four as in scores: with eight lane sums C2 reached its node
+        // cutoff before inlining the last ones and boxed their vectors (a Float512Vector and its
+        // array per call, hundreds of MB a second of prefill at depth, and a GC every few ms).
+        for (; j + 2 <= nKeys; j += 2) {
             int k0 = keyOff + j * d;
             int k1 = k0 + d;
-            int k2 = k1 + d;
-            int k3 = k2 + d;
             FloatVector a0 = FloatVector.zero(F_PREFERRED);
             FloatVector a1 = FloatVector.zero(F_PREFERRED);
-            FloatVector a2 = FloatVector.zero(F_PREFERRED);
-            FloatVector a3 = FloatVector.zero(F_PREFERRED);
             FloatVector b0 = FloatVector.zero(F_PREFERRED);
             FloatVector b1 = FloatVector.zero(F_PREFERRED);
-            FloatVector b2 = FloatVector.zero(F_PREFERRED);
-            FloatVector b3 = FloatVector.zero(F_PREFERRED);
             for (int c = 0; c < dv; c += l) {
                 FloatVector qa = FloatVector.fromArray(F_PREFERRED, q, qOff0 + c);
                 FloatVector qb = FloatVector.fromArray(F_PREFERRED, q, qOff1 + c);
                 FloatVector x0 = FloatVector.fromArray(F_PREFERRED, keys, k0 + c);
                 FloatVector x1 = FloatVector.fromArray(F_PREFERRED, keys, k1 + c);
-                FloatVector x2 = FloatVector.fromArray(F_PREFERRED, keys, k2 + c);
-                FloatVector x3 = FloatVector.fromArray(F_PREFERRED, keys, k3 + c);
                 a0 = qa.fma(x0, a0);
                 a1 = qa.fma(x1, a1);
-                a2 = qa.fma(x2, a2);
-                a3 = qa.fma(x3, a3);
                 b0 = qb.fma(x0, b0);
                 b1 = qb.fma(x1, b1);
-                b2 = qb.fma(x2, b2);
-                b3 = qb.fma(x3, b3);
             }
-            finishFour(
-                    q,
-                    qOff0,
-                    keys,
-                    k0,
-                    d,
-                    dv,
-                    scale,
-                    out,
-                    outOff0 + j,
-                    LaneSums.sum(a0),
-                    LaneSums.sum(a1),
-                    LaneSums.sum(a2),
-                    LaneSums.sum(a3));
-            finishFour(
-                    q,
-                    qOff1,
-                    keys,
-                    k0,
-                    d,
-                    dv,
-                    scale,
-                    out,
-                    outOff1 + j,
-                    LaneSums.sum(b0),
-                    LaneSums.sum(b1),
-                    LaneSums.sum(b2),
-                    LaneSums.sum(b3));
+            finishTwo(q, qOff0, keys, k0, d, dv, scale, out, outOff0 + j, LaneSums.sum(a0), LaneSums.sum(a1));
+            finishTwo(q, qOff1, keys, k0, d, dv, scale, out, outOff1 + j, LaneSums.sum(b0), LaneSums.sum(b1));
         }
         scoresFrom(j, q, qOff0, keys, keyOff, nKeys, d, scale, out, outOff0);
         scoresFrom(j, q, qOff1, keys, keyOff, nKeys, d, scale, out, outOff1);
@@ -211,6 +176,29 @@ public final class Attention {
         out[o + 1] = scale * s1;
         out[o + 2] = scale * s2;
         out[o + 3] = scale * s3;
+    }
+
+    /** {@link #finishFour} for two keys. */
+    private static void finishTwo(
+            float[] q,
+            int qOff,
+            float[] keys,
+            int k0,
+            int d,
+            int dv,
+            float scale,
+            float[] out,
+            int o,
+            float s0,
+            float s1) {
+        int k1 = k0 + d;
+        for (int c = dv; c < d; c++) {
+            float qc = q[qOff + c];
+            s0 += qc * keys[k0 + c];
+            s1 += qc * keys[k1 + c];
+        }
+        out[o] = scale * s0;
+        out[o + 1] = scale * s1;
     }
 
     /**
