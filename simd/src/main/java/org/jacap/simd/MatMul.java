@@ -42,6 +42,10 @@ public final class MatMul {
     static final int PACK = FloatLoops.PACK;
     /** Tokens per block: each decoded weight chunk serves this many tokens. */
     static final int TOKEN_BLOCK = 128;
+    /** Blocks of 32 columns per call of the Q4_0 integer tile ({@link #matMulQ4_0Rows}). */
+    static final int INTEGER_K_BLOCKS = 4;
+    /** Token groups of the Q4_0 integer tile per pass over a row group's weights. */
+    static final int INTEGER_GROUPS = 2;
     /** Columns decoded per row piece (6 rows x 2048 floats = 48 KiB of scratch per thread). */
     static final int K_CHUNK = 2048;
 
@@ -133,6 +137,18 @@ public final class MatMul {
     private final float[][] groupAccumulators;
 
     private final float[][] tileScratch;
+    /** Per worker, {@link #matMulIntegerRows}: a row group's chunk unpacked, its scales, its sums, the tile's scratch. */
+    private final short[][] integerWeights;
+
+    private final float[][] integerScales;
+    private final float[][] integerMinScales;
+    private final int[][] integerSubScales;
+    private final int[][] integerSubMins;
+    private final float[][] integerSums;
+    private final float[][] integerMins;
+    private final short[][] integerTileScratch;
+    private final int[][] integerBlockSums;
+    private final QuantizedActivations[] tokenQuantizers;
     private final DotScratch[] dotScratch;
     private final ThreadPool.RangeTask rowsTask = this::matVecRows;
     private final ThreadPool.RangeTask q8RowsTask = this::matVecRowsQ8;
@@ -142,6 +158,8 @@ public final class MatMul {
     private final ThreadPool.RangeTask roundTask = this::roundTokens;
     private final ThreadPool.RangeTask packTask = this::packTokens;
     private final ThreadPool.RangeTask sharedTask = this::sharedRowsQ8;
+    private final ThreadPool.RangeTask integerPackTask = this::packTokensQ8;
+    private final ThreadPool.RangeTask integerGroupsTask = this::matMulIntegerRows;
     /** The decode activations of the integer kernels, quantized once per call. */
     private final QuantizedActivations q8 = new QuantizedActivations();
 
@@ -154,6 +172,19 @@ public final class MatMul {
 
     /** Set by {@link #multiplyShared} while a prefill's later matrices reuse the rounded, packed input. */
     private boolean reuseInput;
+    /** Whether the float path's rounded, packed input of this {@link #multiplyShared} call is there. */
+    private boolean floatInputReady;
+    /** The same for the Q4_0 integer prefill's quantized input ({@link #tokensQ8}). */
+    private boolean integerInputReady;
+
+    /** The Q4_0 integer prefill's activations per token group ({@link Q4_0IntegerTile#pack}). */
+    private short[] tokensQ8 = new short[0];
+    /** Their block scales (Q8_0 per 32, Q8_K per 256). */
+    private float[] tokenScalesQ8 = new float[0];
+    /** Q4_K: their sums per 32. */
+    private int[] tokenSumsQ8 = new int[0];
+    /** The type whose activations {@link #tokensQ8} holds (Q4_0: Q8_0, Q4_K: Q8_K). */
+    private GgmlType integerType;
 
     // The matrices of a multiplyShared call in flight, their first row group each (and the end).
     private WeightMatrix[] sharedW;
@@ -222,6 +253,21 @@ public final class MatMul {
         this.groupAccumulators =
                 new float[pool.threads()][this.wideTile ? tokenPairs * Q4KInterleaved.ROWS * 2 * PACK : 0];
         this.tileScratch = new float[pool.threads()][2 * PREFILL_ROWS * PACK];
+        int threads = pool.threads();
+        int group = Q4_0IntegerTile.GROUP;
+        this.integerWeights = new short[threads][group * kChunk];
+        this.integerScales = new float[threads][group * kChunk / 32];
+        this.integerMinScales = new float[threads][group * kChunk / 256];
+        this.integerSubScales = new int[threads][group * kChunk / 32];
+        this.integerSubMins = new int[threads][group * kChunk / 32];
+        this.integerSums = new float[threads][INTEGER_GROUPS * group * Q4_0IntegerTile.TOKENS];
+        this.integerMins = new float[threads][INTEGER_GROUPS * group * Q4_0IntegerTile.TOKENS];
+        this.integerTileScratch = new short[threads][Q4_0IntegerTile.SCRATCH];
+        this.integerBlockSums = new int[threads][Q4KIntegerTile.SUMS];
+        this.tokenQuantizers = new QuantizedActivations[threads];
+        for (int i = 0; i < threads; i++) {
+            tokenQuantizers[i] = new QuantizedActivations();
+        }
         this.dotScratch = new DotScratch[pool.threads()];
         for (int i = 0; i < dotScratch.length; i++) {
             dotScratch[i] = new DotScratch();
@@ -260,8 +306,34 @@ public final class MatMul {
         // Decode with integer products where the type has them: the same values as rounding
         // the activations to Q8_0/Q8_K and running the float dot, fewer operations per weight.
         boolean integer = batch == 1 && precision == Precision.NATIVE && k instanceof IntegerDotKernel;
+        // Q4_0 and Q4_K prefill on 16-bit integer lanes: the decode kernel's arithmetic, token by token
+        boolean integerPrefill = batch > 1
+                && precision == Precision.NATIVE
+                && (w.type() == GgmlType.Q4_0 || w.type() == GgmlType.Q4_K)
+                && w.interleaved() != null;
+        if (!reuseInput) {
+            floatInputReady = false;
+            integerInputReady = false;
+        }
         if (integer) {
             q8.quantize(vdt, x, xOff, w.cols());
+        } else if (integerPrefill) {
+            this.cols = w.cols();
+            this.batch = batch;
+            if (!integerInputReady) {
+                int groups = (batch + Q4_0IntegerTile.TOKENS - 1) / Q4_0IntegerTile.TOKENS;
+                int n = groups * Q4_0IntegerTile.TOKENS * w.cols();
+                if (tokensQ8.length < n) {
+                    tokensQ8 = new short[n];
+                    tokenScalesQ8 = new float[n / 32];
+                    tokenSumsQ8 = new int[n / 32];
+                }
+                this.integerType = w.type();
+                this.xs = x;
+                this.xBase = xOff;
+                pool.parallelFor(groups, integerPackTask);
+                integerInputReady = true;
+            }
         } else if (vdt == VecDotType.F32) {
             this.xs = x;
             this.xBase = xOff;
@@ -274,8 +346,8 @@ public final class MatMul {
             this.xs = x;
             this.xBase = xOff;
             this.cols = w.cols();
-            if (reuseInput) {
-                // multiplyShared: rounded (and packed) for the first matrix of this input
+            if (floatInputReady) {
+                // multiplyShared: rounded (and packed) for an earlier matrix of this input
             } else if (batch == 1) {
                 roundInput(vdt, x, xOff, rounded, 0, n);
             } else {
@@ -297,7 +369,11 @@ public final class MatMul {
         this.out = out;
         this.outOff = outOff;
         try {
-            if (interleaved != null) {
+            if (integerPrefill) {
+                this.prefillCopy = w.interleaved();
+                int rowGroups = Q4KInterleaved.groups(rows);
+                pool.parallelForDynamic(rowGroups, grain(rowGroups, 2), integerGroupsTask);
+            } else if (interleaved != null) {
                 int groups = Q4KInterleaved.groups(rows);
                 pool.parallelForDynamic(groups, grain(groups, 2), interleavedTask);
             } else if (batch == 1) {
@@ -309,9 +385,10 @@ public final class MatMul {
                 if (packed.length < n) {
                     packed = new float[n];
                 }
-                if (!reuseInput) {
+                if (!floatInputReady) {
                     pool.parallelFor(groups, packTask);
                 }
+                floatInputReady = true;
                 if (wideTile && Interleaving.prefillsFromCopy(w)) {
                     // the repacked copy only: the stored pages of the matrix are never touched
                     this.prefillCopy = w.interleaved();
@@ -584,6 +661,182 @@ public final class MatMul {
         if (n > 0) {
             Interleaving.rows(
                     kernel.type(), vectorized, interleaved, q8, cols, out, outOff, r0, n, dotScratch[worker].floats);
+        }
+    }
+
+    private void packTokensQ8(int start, int end, int worker) {
+        for (int g = start; g < end; g++) {
+            if (integerType == GgmlType.Q4_K) {
+                Q4KIntegerTile.pack(
+                        tokenQuantizers[worker],
+                        vectorized,
+                        xs,
+                        xBase,
+                        cols,
+                        g * Q4_0IntegerTile.TOKENS,
+                        batch,
+                        tokensQ8,
+                        tokenScalesQ8,
+                        tokenSumsQ8);
+                continue;
+            }
+            Q4_0IntegerTile.pack(
+                    tokenQuantizers[worker],
+                    vectorized,
+                    xs,
+                    xBase,
+                    cols,
+                    g * Q4_0IntegerTile.TOKENS,
+                    batch,
+                    tokensQ8,
+                    tokenScalesQ8);
+        }
+    }
+
+    /**
+     * Q4_0 or Q4_K prefill over the row groups {@code [groupStart, groupEnd)} of the repacked copy,
+     * on 16-bit integer lanes ({@link Q4_0IntegerTile}, {@link Q4KIntegerTile}): per group and
+     * {@link #INTEGER_GROUPS} token groups, each column chunk unpacked once, then tiles over 128
+     * (Q4_0) or 256 (Q4_K) columns at a time, weights and activations that stay in L1 or L2 across
+     * the tiles; the sums go on from chunk to chunk in block order, so each token gets its decode
+     * product's bits.
+     */
+    private void matMulIntegerRows(int groupStart, int groupEnd, int worker) {
+        final boolean k4 = integerType == GgmlType.Q4_K;
+        final int tokens = Q4_0IntegerTile.TOKENS;
+        final int group = Q4_0IntegerTile.GROUP;
+        final short[] wq = integerWeights[worker];
+        final float[] wd = integerScales[worker];
+        final float[] acc = integerSums[worker];
+        final float[] min = integerMins[worker];
+        final int rows = this.rows;
+        final int cols = this.cols;
+        final int blockCols = k4 ? 256 : 32;
+        final int blocks = cols / blockCols;
+        final int step = k4 ? 1 : INTEGER_K_BLOCKS;
+        final int kc = Math.min(kChunk, cols);
+        final int tokenGroups = (batch + tokens - 1) / tokens;
+        for (int g = groupStart; g < groupEnd; g++) {
+            int r0 = g * group;
+            int rn = Math.min(group, rows - r0);
+            for (int tg0 = 0; tg0 < tokenGroups; tg0 += INTEGER_GROUPS) {
+                int tgn = Math.min(INTEGER_GROUPS, tokenGroups - tg0);
+                Arrays.fill(acc, 0, tgn * group * tokens, 0f);
+                Arrays.fill(min, 0, tgn * group * tokens, 0f);
+                for (int k0 = 0; k0 < cols; k0 += kc) {
+                    int chunkBlocks = Math.min(kc, cols - k0) / blockCols;
+                    int b0 = k0 / blockCols;
+                    if (k4) {
+                        Q4KInterleaved.unpackGroup(
+                                vectorized,
+                                prefillCopy,
+                                g,
+                                blocks,
+                                b0,
+                                chunkBlocks,
+                                wq,
+                                integerSubScales[worker],
+                                integerSubMins[worker],
+                                wd,
+                                integerMinScales[worker]);
+                    } else if (vectorized) {
+                        Q4_0IntegerTile.unpack(prefillCopy, g, blocks, b0, chunkBlocks, wq, wd);
+                    } else {
+                        Q4_0IntegerTile.unpackScalar(prefillCopy, g, blocks, b0, chunkBlocks, wq, wd);
+                    }
+                    for (int kb = 0; kb < chunkBlocks; kb += step) {
+                        int nb = Math.min(step, chunkBlocks - kb);
+                        for (int tg = tg0; tg < tg0 + tgn; tg++) {
+                            int xq = (tg * cols + k0 + blockCols * kb) * tokens;
+                            int xd = (tg * blocks + b0 + kb) * tokens;
+                            for (int s = 0; s < rn; s += Q4_0IntegerTile.ROWS) {
+                                int a = ((tg - tg0) * group + s) * tokens;
+                                int wOff = blockCols * kb * group + s;
+                                if (k4) {
+                                    tileQ4K(worker, wOff, kb, s, tg, b0 + kb, xq, xd, nb, a);
+                                } else if (vectorized) {
+                                    Q4_0IntegerTile.tile(
+                                            wq,
+                                            wOff,
+                                            wd,
+                                            kb * group + s,
+                                            tokensQ8,
+                                            xq,
+                                            tokenScalesQ8,
+                                            xd,
+                                            nb,
+                                            acc,
+                                            a,
+                                            integerTileScratch[worker]);
+                                } else {
+                                    Q4_0IntegerTile.tileScalar(
+                                            wq, wOff, wd, kb * group + s, tokensQ8, xq, tokenScalesQ8, xd, nb, acc, a);
+                                }
+                            }
+                        }
+                    }
+                }
+                for (int tg = tg0; tg < tg0 + tgn; tg++) {
+                    for (int t = 0; t < tokens && tg * tokens + t < batch; t++) {
+                        int o = outOff + (tg * tokens + t) * rows + r0;
+                        int a = (tg - tg0) * group * tokens + t;
+                        for (int r = 0; r < rn; r++) {
+                            out[o + r] = k4 ? acc[a + r * tokens] - min[a + r * tokens] : acc[a + r * tokens];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** One Q4_K tile of {@link #matMulIntegerRows}: rows {@code s..s+7} of the chunk's super-block {@code kb}, token group {@code tg}. */
+    private void tileQ4K(int worker, int wOff, int kb, int s, int tg, int block, int xq, int xd, int nb, int a) {
+        int subs = cols / 32;
+        int sOff = 8 * kb * Q4_0IntegerTile.GROUP + s;
+        int dOff = kb * Q4_0IntegerTile.GROUP + s;
+        int xsOff = (tg * subs + 8 * block) * Q4_0IntegerTile.TOKENS;
+        if (vectorized) {
+            Q4KIntegerTile.tile(
+                    integerWeights[worker],
+                    wOff,
+                    integerSubScales[worker],
+                    integerSubMins[worker],
+                    sOff,
+                    integerScales[worker],
+                    integerMinScales[worker],
+                    dOff,
+                    tokensQ8,
+                    xq,
+                    tokenScalesQ8,
+                    xd,
+                    tokenSumsQ8,
+                    xsOff,
+                    nb,
+                    integerSums[worker],
+                    integerMins[worker],
+                    a,
+                    integerTileScratch[worker],
+                    integerBlockSums[worker]);
+        } else {
+            Q4KIntegerTile.tileScalar(
+                    integerWeights[worker],
+                    wOff,
+                    integerSubScales[worker],
+                    integerSubMins[worker],
+                    sOff,
+                    integerScales[worker],
+                    integerMinScales[worker],
+                    dOff,
+                    tokensQ8,
+                    xq,
+                    tokenScalesQ8,
+                    xd,
+                    tokenSumsQ8,
+                    xsOff,
+                    nb,
+                    integerSums[worker],
+                    integerMins[worker],
+                    a);
         }
     }
 

@@ -437,6 +437,76 @@ final class Q4KInterleaved {
     }
 
     /**
+     * Super-blocks {@code [b0, b0+nb)} of group {@code g} of the repacked matrix {@code w}
+     * ({@code blocks} a row) unpacked for {@link Q4KIntegerTile}, from offset 0: {@code wq[k·32 +
+     * r] = 8 − q} as shorts (column k of the range), per sub-block j {@code sc[j·32 + r]} and
+     * {@code m[j·32 + r]}, per super-block {@code d[b·32 + r]} and {@code dmin[b·32 + r]};
+     * {@code vectorized} false: scalar loads, the same values.
+     */
+    static void unpackGroup(
+            boolean vectorized,
+            MemorySegment w,
+            int g,
+            int blocks,
+            int b0,
+            int nb,
+            short[] wq,
+            int[] sc,
+            int[] m,
+            float[] d,
+            float[] dmin) {
+        long gOff = group(g, blocks);
+        for (int b = 0; b < nb; b++) {
+            long base = body(gOff, blocks, b0 + b);
+            long mins = head(gOff, b0 + b);
+            int o = 256 * b * ROWS;
+            for (int c = 0; c < 4; c++) {
+                for (int l = 0; l < 32; l++) {
+                    long q = base + quants(c) + (long) l * ROWS;
+                    int lo = o + (64 * c + l) * ROWS;
+                    int hi = lo + 32 * ROWS;
+                    if (vectorized) {
+                        unpackQuants(w, q, wq, lo, hi);
+                    } else {
+                        for (int r = 0; r < ROWS; r++) {
+                            int v = w.get(BYTE, q + r) & 0xFF;
+                            wq[lo + r] = (short) (8 - (v & 0x0F));
+                            wq[hi + r] = (short) (8 - (v >>> 4));
+                        }
+                    }
+                }
+            }
+            for (int j = 0; j < 8; j++) {
+                for (int r = 0; r < ROWS; r++) {
+                    sc[(8 * b + j) * ROWS + r] = w.get(BYTE, base + scale(j) + r) & 0xFF;
+                    m[(8 * b + j) * ROWS + r] = w.get(BYTE, mins + MN + (long) j * ROWS + r) & 0xFF;
+                }
+            }
+            MemorySegment.copy(w, FLOAT, base + D, d, b * ROWS, ROWS);
+            MemorySegment.copy(w, FLOAT, mins + DMIN, dmin, b * ROWS, ROWS);
+        }
+    }
+
+    /** One quant byte of 32 rows at {@code q} as {@code 8 − low nibble} at {@code lo} and {@code 8 − high} at {@code hi}. */
+    private static void unpackQuants(MemorySegment w, long q, short[] wq, int lo, int hi) {
+        if (Layouts.WIDE) {
+            ShortVector v = (ShortVector)
+                    ByteVector.fromMemorySegment(B256, w, q, LE).convertShape(VectorOperators.ZERO_EXTEND_B2S, S512, 0);
+            ShortVector eight = ShortVector.broadcast(S512, (short) 8);
+            eight.sub(v.and((short) 0x0F)).intoArray(wq, lo);
+            eight.sub(v.lanewise(VectorOperators.LSHR, 4)).intoArray(wq, hi);
+            return;
+        }
+        for (int h = 0; h < ROWS; h += 16) {
+            ShortVector v = (ShortVector) ByteVector.fromMemorySegment(B128, w, q + h, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_B2S, S256, 0);
+            ShortVector eight = ShortVector.broadcast(S256, (short) 8);
+            eight.sub(v.and((short) 0x0F)).intoArray(wq, lo + h);
+            eight.sub(v.lanewise(VectorOperators.LSHR, 4)).intoArray(wq, hi + h);
+        }
+    }
+
+    /**
      * Columns {@code [k0, k0+kn)} (multiples of 256) of group {@code g} of the repacked matrix
      * {@code w} as floats, {@code dst[(k − k0)·32 + r]}: per row {@code q·(d·sc) − dmin·m}, the
      * stored dequantizer's operations ({@link Q4KKernel#dequantize}), so the same values.

@@ -230,7 +230,8 @@ class InterleavingTest {
      * Prefill from the repacked copy (every repacked type, at 512 bits): the column-major
      * dequantizer gives the stored dequantizer's values (and its scalar twin's) for columns from
      * 256 on, and MatMul's product of a batch is the stored path's bit for bit, over several column
-     * chunks, odd row counts and an odd last token group.
+     * chunks, odd row counts and an odd last token group. Q4_0 and Q4_K at native precision run on
+     * integer lanes instead ({@link #integerPrefillIsEachTokensDecodeProduct}).
      */
     @ParameterizedTest
     @CsvSource({"Q8_0, 576", "Q4_0, 576", "Q4_1, 576", "Q4_K, 768", "Q6_K, 768"})
@@ -259,6 +260,9 @@ class InterleavingTest {
         }
         try (ThreadPool pool = new ThreadPool(2)) {
             for (Precision p : Precision.values()) {
+                if ((type == GgmlType.Q4_0 || type == GgmlType.Q4_K) && p == Precision.NATIVE) {
+                    continue;
+                }
                 MatMul fromCopy = new MatMul(pool, p, true, 256, 64, 4096, true);
                 MatMul fromStored = new MatMul(pool, p, true, 256, 64, 4096, true);
                 for (int batch : new int[] {2, 17, 33, 70}) {
@@ -269,6 +273,69 @@ class InterleavingTest {
                     fromCopy.multiply(decoy, x, 0, batch, a, 3);
                     fromStored.multiply(stored, x, 0, batch, b, 3);
                     assertThat(a).as("%s batch %d %s", type, batch, p).containsExactly(b);
+                }
+            }
+        }
+    }
+
+    /**
+     * Q4_0 and Q4_K prefill from the copy on 16-bit integer lanes ({@link Q4_0IntegerTile},
+     * {@link Q4KIntegerTile}): each token of the batch gets its decode product bit for bit (the
+     * repacked scalar twin on that token's activations), from the vector tile and the scalar twin,
+     * over several column chunks, an odd row count, partial token groups and 1 or 3 threads;
+     * alone, and shared with a matrix of the same activation type that reads the same input
+     * through the float path (Q8_0, Q6_K); nothing written outside its rows.
+     */
+    @ParameterizedTest
+    @CsvSource({"Q4_0, 576, Q8_0", "Q4_K, 768, Q6_K"})
+    void integerPrefillIsEachTokensDecodeProduct(GgmlType type, int cols, GgmlType partner) {
+        int rows = 70;
+        WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, 31));
+        // other stored data beside the same copy: the product reads the copy only
+        WeightMatrix decoy = new WeightMatrix(matrix(type, rows, cols, 98).data(), type, rows, cols, m.interleaved());
+        WeightMatrix q8 = matrix(partner, 33, cols, 32);
+        try (ThreadPool pool1 = new ThreadPool(1);
+                ThreadPool pool3 = new ThreadPool(3)) {
+            MatMul[] products = {
+                new MatMul(pool3, Precision.NATIVE),
+                new MatMul(pool1, Precision.NATIVE, true, 256, 16, 4096),
+                MatMul.scalarTwin(pool3, Precision.NATIVE)
+            };
+            for (int batch : new int[] {2, 17, 33, 64, 65, 130}) {
+                float[] x = Blocks.gaussian(3 + batch * cols, batch, 1f);
+                float[] expected = new float[batch * rows];
+                QuantizedActivations q = new QuantizedActivations();
+                for (int t = 0; t < batch; t++) {
+                    q.quantizeScalar(Kernels.of(type).vecDotType(), x, 3 + t * cols, cols);
+                    FORMS.get(type)[0].rows(m.interleaved(), q, cols, expected, t * rows, 0, rows);
+                }
+                for (MatMul mm : products) {
+                    float[] out = new float[batch * rows + 5];
+                    Arrays.fill(out, TestData.SENTINEL);
+                    mm.multiply(decoy, x, 3, batch, out, 2);
+                    assertThat(Arrays.copyOfRange(out, 2, 2 + batch * rows))
+                            .as("batch %d, %d threads", batch, mm.pool().threads())
+                            .containsExactly(expected);
+                    assertThat(new float[] {
+                                out[0], out[1], out[out.length - 3], out[out.length - 2], out[out.length - 1]
+                            })
+                            .containsOnly(TestData.SENTINEL);
+                    float[] q8Alone = new float[batch * 33];
+                    mm.multiply(q8, x, 3, batch, q8Alone, 0);
+                    float[][] outs = {new float[batch * 33], new float[batch * rows]};
+                    mm.multiplyShared(new WeightMatrix[] {q8, decoy}, x, 3, batch, outs);
+                    assertThat(outs[0])
+                            .as("%s shared, batch %d", partner, batch)
+                            .containsExactly(q8Alone);
+                    assertThat(outs[1]).as("%s shared, batch %d", type, batch).containsExactly(expected);
+                    float[][] reversed = {new float[batch * rows], new float[batch * 33]};
+                    mm.multiplyShared(new WeightMatrix[] {decoy, q8}, x, 3, batch, reversed);
+                    assertThat(reversed[0])
+                            .as("%s first, batch %d", type, batch)
+                            .containsExactly(expected);
+                    assertThat(reversed[1])
+                            .as("%s second, batch %d", partner, batch)
+                            .containsExactly(q8Alone);
                 }
             }
         }

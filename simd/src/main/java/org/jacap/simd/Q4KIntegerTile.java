@@ -1,0 +1,258 @@
+package org.jacap.simd;
+
+import static org.jacap.simd.Layouts.F256;
+import static org.jacap.simd.Layouts.F512;
+import static org.jacap.simd.Layouts.I256;
+import static org.jacap.simd.Layouts.I512;
+import static org.jacap.simd.Layouts.S128;
+import static org.jacap.simd.Layouts.S256;
+import static org.jacap.simd.Layouts.S512;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Q4_K prefill on 16-bit integer lanes, as {@link Q4_0IntegerTile} for Q4_0: the repacked copy
+ * ({@link Q4KInterleaved#unpackGroup}) against the tokens' Q8_K activations, 8 rows x
+ * {@link Q4_0IntegerTile#TOKENS} tokens a tile, vectors along tokens.
+ *
+ * <p>The weights are unpacked as {@code 8 − q} ({@code −7..8}): with activations in
+ * {@code −128..127} a sub-block of 32 columns then sums exactly in 16 bits ({@code −32,768 ..
+ * 32,512}), where {@code q} itself ({@code 0..15}) would overflow after 17 columns. Per sub-block
+ * {@code Σ q·x = 8·Σx − Σ (8 − q)·x} and {@code isum += sc·Σ q·x} in ints; per super-block
+ * {@code acc = fma(isum, dx·d, acc)} and {@code min = fma(Σ m·Σx, dx·dmin, min)}; the product is
+ * {@code acc − min}, what the decode kernel ({@link Q4KInterleaved#rowsScalar}) gives that token,
+ * bit for bit, in every form.
+ *
+ * <p>Activation layouts per token group: {@code q[k·TOKENS + t]}, super-block scales
+ * {@code d[b·TOKENS + t]}, sub-block sums {@code s[j·TOKENS + t]}.
+ */
+final class Q4KIntegerTile {
+    private Q4KIntegerTile() {}
+
+    private static final VectorSpecies<Short> S = Layouts.WIDE ? S512 : S256;
+    private static final VectorSpecies<Short> SH = Layouts.WIDE ? S256 : S128;
+    private static final VectorSpecies<Integer> I = Layouts.WIDE ? I512 : I256;
+    private static final VectorSpecies<Float> F = Layouts.WIDE ? F512 : F256;
+    private static final int LANES = S.length();
+    static final int TOKENS = Q4_0IntegerTile.TOKENS;
+    static final int ROWS = Q4_0IntegerTile.ROWS;
+    private static final int GROUP = Q4_0IntegerTile.GROUP;
+    /** Shorts of {@link #tile}'s scratch (its block sums on their way to ints). */
+    static final int SCRATCH = ROWS * TOKENS;
+    /** Ints of {@link #tile}'s super-block sums. */
+    static final int SUMS = ROWS * TOKENS;
+
+    /**
+     * Tokens {@code [t0, t0+TOKENS)} of {@code x} ({@code cols} apart; those past {@code batch} as
+     * zeros) quantized to Q8_K by {@code scratch} into token group {@code t0 / TOKENS} of {@code q},
+     * {@code d} and {@code s}.
+     */
+    static void pack(
+            QuantizedActivations scratch,
+            boolean vectorized,
+            float[] x,
+            int xOff,
+            int cols,
+            int t0,
+            int batch,
+            short[] q,
+            float[] d,
+            int[] s) {
+        int blocks = cols / 256;
+        int subs = cols / 32;
+        int qBase = t0 * cols;
+        int dBase = t0 / TOKENS * blocks * TOKENS;
+        int sBase = t0 / TOKENS * subs * TOKENS;
+        for (int t = 0; t < TOKENS; t++) {
+            boolean real = t0 + t < batch;
+            if (real && vectorized) {
+                scratch.quantize(VecDotType.Q8_K, x, xOff + (t0 + t) * cols, cols);
+            } else if (real) {
+                scratch.quantizeScalar(VecDotType.Q8_K, x, xOff + (t0 + t) * cols, cols);
+            }
+            for (int k = 0; k < cols; k++) {
+                q[qBase + k * TOKENS + t] = real ? scratch.q[k] : 0;
+            }
+            for (int b = 0; b < blocks; b++) {
+                d[dBase + b * TOKENS + t] = real ? scratch.d[b] : 0f;
+            }
+            for (int j = 0; j < subs; j++) {
+                s[sBase + j * TOKENS + t] = real ? scratch.sums[j] : 0;
+            }
+        }
+    }
+
+    /**
+     * 8 rows of the unpacked weights ({@code wq} from {@code wOff} = their first column;
+     * {@code sc}, {@code m} from {@code sOff} = their first sub-block; {@code d}, {@code dmin}
+     * from {@code dOff} = their first super-block) against one token group ({@code xq} from
+     * {@code xqOff}, {@code xd} from {@code xdOff}, {@code xs} from {@code xsOff}) over {@code nb}
+     * super-blocks, continuing {@code acc} and {@code min} at {@code accOff + r·TOKENS + t}.
+     */
+    static void tile(
+            short[] wq,
+            int wOff,
+            int[] sc,
+            int[] m,
+            int sOff,
+            float[] d,
+            float[] dmin,
+            int dOff,
+            short[] xq,
+            int xqOff,
+            float[] xd,
+            int xdOff,
+            int[] xs,
+            int xsOff,
+            int nb,
+            float[] acc,
+            float[] min,
+            int accOff,
+            short[] scratch,
+            int[] isum) {
+        int il = I.length();
+        for (int b = 0; b < nb; b++) {
+            for (int j = 0; j < 8; j++) {
+                ShortVector c0a = ShortVector.zero(S), c1a = c0a, c2a = c0a, c3a = c0a;
+                ShortVector c4a = c0a, c5a = c0a, c6a = c0a, c7a = c0a;
+                ShortVector c0b = c0a, c1b = c0a, c2b = c0a, c3b = c0a;
+                ShortVector c4b = c0a, c5b = c0a, c6b = c0a, c7b = c0a;
+                for (int k = 256 * b + 32 * j, end = k + 32; k < end; k++) {
+                    int xo = xqOff + k * TOKENS;
+                    ShortVector x0 = ShortVector.fromArray(S, xq, xo);
+                    ShortVector x1 = ShortVector.fromArray(S, xq, xo + LANES);
+                    int wk = wOff + k * GROUP;
+                    ShortVector v = ShortVector.broadcast(S, wq[wk]);
+                    c0a = x0.mul(v).add(c0a);
+                    c0b = x1.mul(v).add(c0b);
+                    v = ShortVector.broadcast(S, wq[wk + 1]);
+                    c1a = x0.mul(v).add(c1a);
+                    c1b = x1.mul(v).add(c1b);
+                    v = ShortVector.broadcast(S, wq[wk + 2]);
+                    c2a = x0.mul(v).add(c2a);
+                    c2b = x1.mul(v).add(c2b);
+                    v = ShortVector.broadcast(S, wq[wk + 3]);
+                    c3a = x0.mul(v).add(c3a);
+                    c3b = x1.mul(v).add(c3b);
+                    v = ShortVector.broadcast(S, wq[wk + 4]);
+                    c4a = x0.mul(v).add(c4a);
+                    c4b = x1.mul(v).add(c4b);
+                    v = ShortVector.broadcast(S, wq[wk + 5]);
+                    c5a = x0.mul(v).add(c5a);
+                    c5b = x1.mul(v).add(c5b);
+                    v = ShortVector.broadcast(S, wq[wk + 6]);
+                    c6a = x0.mul(v).add(c6a);
+                    c6b = x1.mul(v).add(c6b);
+                    v = ShortVector.broadcast(S, wq[wk + 7]);
+                    c7a = x0.mul(v).add(c7a);
+                    c7b = x1.mul(v).add(c7b);
+                }
+                // through memory, as in Q4_0IntegerTile: a helper per vector would box it
+                c0a.intoArray(scratch, 0);
+                c0b.intoArray(scratch, LANES);
+                c1a.intoArray(scratch, TOKENS);
+                c1b.intoArray(scratch, TOKENS + LANES);
+                c2a.intoArray(scratch, 2 * TOKENS);
+                c2b.intoArray(scratch, 2 * TOKENS + LANES);
+                c3a.intoArray(scratch, 3 * TOKENS);
+                c3b.intoArray(scratch, 3 * TOKENS + LANES);
+                c4a.intoArray(scratch, 4 * TOKENS);
+                c4b.intoArray(scratch, 4 * TOKENS + LANES);
+                c5a.intoArray(scratch, 5 * TOKENS);
+                c5b.intoArray(scratch, 5 * TOKENS + LANES);
+                c6a.intoArray(scratch, 6 * TOKENS);
+                c6b.intoArray(scratch, 6 * TOKENS + LANES);
+                c7a.intoArray(scratch, 7 * TOKENS);
+                c7b.intoArray(scratch, 7 * TOKENS + LANES);
+                int xsj = xsOff + (8 * b + j) * TOKENS;
+                for (int r = 0; r < ROWS; r++) {
+                    int scale = sc[sOff + (8 * b + j) * GROUP + r];
+                    for (int p = 0; p < TOKENS; p += il) {
+                        IntVector s2 = (IntVector) ShortVector.fromArray(SH, scratch, r * TOKENS + p)
+                                .convertShape(VectorOperators.S2I, I, 0);
+                        IntVector s = IntVector.fromArray(I, xs, xsj + p)
+                                .lanewise(VectorOperators.LSHL, 3)
+                                .sub(s2)
+                                .mul(scale);
+                        int ia = r * TOKENS + p;
+                        // two stores, not one of a vector chosen by a condition (see Q4BlockInterleaved)
+                        if (j == 0) {
+                            s.intoArray(isum, ia);
+                        } else {
+                            s.add(IntVector.fromArray(I, isum, ia)).intoArray(isum, ia);
+                        }
+                    }
+                }
+            }
+            int xsb = xsOff + 8 * b * TOKENS;
+            for (int r = 0; r < ROWS; r++) {
+                float dr = d[dOff + b * GROUP + r];
+                float mr = dmin[dOff + b * GROUP + r];
+                int mb = sOff + 8 * b * GROUP + r;
+                for (int p = 0; p < TOKENS; p += il) {
+                    IntVector ms = IntVector.zero(I);
+                    for (int j = 0; j < 8; j++) {
+                        ms = IntVector.fromArray(I, xs, xsb + j * TOKENS + p)
+                                .mul(m[mb + j * GROUP])
+                                .add(ms);
+                    }
+                    FloatVector dx = FloatVector.fromArray(F, xd, xdOff + b * TOKENS + p);
+                    int a = accOff + r * TOKENS + p;
+                    ((FloatVector) IntVector.fromArray(I, isum, r * TOKENS + p).convert(VectorOperators.I2F, 0))
+                            .fma(dx.mul(dr), FloatVector.fromArray(F, acc, a))
+                            .intoArray(acc, a);
+                    ((FloatVector) ms.convert(VectorOperators.I2F, 0))
+                            .fma(dx.mul(mr), FloatVector.fromArray(F, min, a))
+                            .intoArray(min, a);
+                }
+            }
+        }
+    }
+
+    /** Scalar twin of {@link #tile}. */
+    static void tileScalar(
+            short[] wq,
+            int wOff,
+            int[] sc,
+            int[] m,
+            int sOff,
+            float[] d,
+            float[] dmin,
+            int dOff,
+            short[] xq,
+            int xqOff,
+            float[] xd,
+            int xdOff,
+            int[] xs,
+            int xsOff,
+            int nb,
+            float[] acc,
+            float[] min,
+            int accOff) {
+        for (int b = 0; b < nb; b++) {
+            for (int r = 0; r < ROWS; r++) {
+                for (int t = 0; t < TOKENS; t++) {
+                    int isum = 0;
+                    int msum = 0;
+                    for (int j = 0; j < 8; j++) {
+                        int s = 0;
+                        for (int k = 256 * b + 32 * j; k < 256 * b + 32 * j + 32; k++) {
+                            s += (8 - wq[wOff + k * GROUP + r]) * xq[xqOff + k * TOKENS + t];
+                        }
+                        int sub = sOff + (8 * b + j) * GROUP + r;
+                        isum += sc[sub] * s;
+                        msum += m[sub] * xs[xsOff + (8 * b + j) * TOKENS + t];
+                    }
+                    float dx = xd[xdOff + b * TOKENS + t];
+                    int a = accOff + r * TOKENS + t;
+                    acc[a] = Math.fma((float) isum, dx * d[dOff + b * GROUP + r], acc[a]);
+                    min[a] = Math.fma((float) msum, dx * dmin[dOff + b * GROUP + r], min[a]);
+                }
+            }
+        }
+    }
+}
