@@ -6,7 +6,6 @@ import static org.jacap.simd.Layouts.I256;
 import static org.jacap.simd.Layouts.I512;
 import static org.jacap.simd.Layouts.S128;
 import static org.jacap.simd.Layouts.S256;
-import static org.jacap.simd.Layouts.S512;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
@@ -33,11 +32,9 @@ import jdk.incubator.vector.VectorSpecies;
 final class Q4KIntegerTile {
     private Q4KIntegerTile() {}
 
-    private static final VectorSpecies<Short> S = Layouts.WIDE ? S512 : S256;
     private static final VectorSpecies<Short> SH = Layouts.WIDE ? S256 : S128;
     private static final VectorSpecies<Integer> I = Layouts.WIDE ? I512 : I256;
     private static final VectorSpecies<Float> F = Layouts.WIDE ? F512 : F256;
-    private static final int LANES = S.length();
     static final int TOKENS = Q4_0IntegerTile.TOKENS;
     static final int ROWS = Q4_0IntegerTile.ROWS;
     private static final int GROUP = Q4_0IntegerTile.GROUP;
@@ -117,57 +114,7 @@ final class Q4KIntegerTile {
         int il = I.length();
         for (int b = 0; b < nb; b++) {
             for (int j = 0; j < 8; j++) {
-                ShortVector c0a = ShortVector.zero(S), c1a = c0a, c2a = c0a, c3a = c0a;
-                ShortVector c4a = c0a, c5a = c0a, c6a = c0a, c7a = c0a;
-                ShortVector c0b = c0a, c1b = c0a, c2b = c0a, c3b = c0a;
-                ShortVector c4b = c0a, c5b = c0a, c6b = c0a, c7b = c0a;
-                for (int k = 256 * b + 32 * j, end = k + 32; k < end; k++) {
-                    int xo = xqOff + k * TOKENS;
-                    ShortVector x0 = ShortVector.fromArray(S, xq, xo);
-                    ShortVector x1 = ShortVector.fromArray(S, xq, xo + LANES);
-                    int wk = wOff + k * GROUP;
-                    ShortVector v = ShortVector.broadcast(S, wq[wk]);
-                    c0a = x0.mul(v).add(c0a);
-                    c0b = x1.mul(v).add(c0b);
-                    v = ShortVector.broadcast(S, wq[wk + 1]);
-                    c1a = x0.mul(v).add(c1a);
-                    c1b = x1.mul(v).add(c1b);
-                    v = ShortVector.broadcast(S, wq[wk + 2]);
-                    c2a = x0.mul(v).add(c2a);
-                    c2b = x1.mul(v).add(c2b);
-                    v = ShortVector.broadcast(S, wq[wk + 3]);
-                    c3a = x0.mul(v).add(c3a);
-                    c3b = x1.mul(v).add(c3b);
-                    v = ShortVector.broadcast(S, wq[wk + 4]);
-                    c4a = x0.mul(v).add(c4a);
-                    c4b = x1.mul(v).add(c4b);
-                    v = ShortVector.broadcast(S, wq[wk + 5]);
-                    c5a = x0.mul(v).add(c5a);
-                    c5b = x1.mul(v).add(c5b);
-                    v = ShortVector.broadcast(S, wq[wk + 6]);
-                    c6a = x0.mul(v).add(c6a);
-                    c6b = x1.mul(v).add(c6b);
-                    v = ShortVector.broadcast(S, wq[wk + 7]);
-                    c7a = x0.mul(v).add(c7a);
-                    c7b = x1.mul(v).add(c7b);
-                }
-                // through memory, as in Q4_0IntegerTile: a helper per vector would box it
-                c0a.intoArray(scratch, 0);
-                c0b.intoArray(scratch, LANES);
-                c1a.intoArray(scratch, TOKENS);
-                c1b.intoArray(scratch, TOKENS + LANES);
-                c2a.intoArray(scratch, 2 * TOKENS);
-                c2b.intoArray(scratch, 2 * TOKENS + LANES);
-                c3a.intoArray(scratch, 3 * TOKENS);
-                c3b.intoArray(scratch, 3 * TOKENS + LANES);
-                c4a.intoArray(scratch, 4 * TOKENS);
-                c4b.intoArray(scratch, 4 * TOKENS + LANES);
-                c5a.intoArray(scratch, 5 * TOKENS);
-                c5b.intoArray(scratch, 5 * TOKENS + LANES);
-                c6a.intoArray(scratch, 6 * TOKENS);
-                c6b.intoArray(scratch, 6 * TOKENS + LANES);
-                c7a.intoArray(scratch, 7 * TOKENS);
-                c7b.intoArray(scratch, 7 * TOKENS + LANES);
+                Q4_0IntegerTile.blockSums(wq, wOff, xq, xqOff, 256 * b + 32 * j, scratch);
                 int xsj = xsOff + (8 * b + j) * TOKENS;
                 for (int r = 0; r < ROWS; r++) {
                     int scale = sc[sOff + (8 * b + j) * GROUP + r];

@@ -3,6 +3,7 @@ package org.jacap.bench.kernels;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
 import org.jacap.gguf.GgmlType;
+import org.jacap.simd.Interleaving;
 import org.jacap.simd.MatMul;
 import org.jacap.simd.Precision;
 import org.jacap.simd.ThreadPool;
@@ -25,8 +26,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Prefill: matrix x matrix (a batch of tokens), NATIVE precision. {@code flops} counts
  * 2·rows·cols·batch per call (GFLOP/s), {@code tokens} the tokens pushed through this matrix.
+ * With {@code layout=repacked} (as a model loads Q4_K, Q6_K, Q4_0, Q4_1, Q8_0) a 512-bit machine
+ * prefills from the copy: Q4_0 and Q4_K on 16-bit integer lanes, the others through the float tile.
  *
- * <pre>java -jar bench/target/benchmarks.jar MatMulBenchmark -p type=Q8_0,Q4_0</pre>
+ * <pre>java -jar bench/target/benchmarks.jar MatMulBenchmark -p type=Q4_0,Q4_K -p layout=repacked,stored -p batch=128 -p threads=1</pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -54,6 +57,14 @@ public class MatMulBenchmark {
     @Param({"NATIVE"})
     public String precision;
 
+    /** {@code repacked}: as a model loads it ({@link Interleaving}); {@code stored}: the file's layout. */
+    @Param({"repacked", "stored"})
+    public String layout;
+
+    /** {@code vector}: the kernels; {@code scalar}: their scalar twins ({@link MatMul#scalarTwin}). */
+    @Param({"vector"})
+    public String impl;
+
     private Arena arena;
     private ThreadPool pool;
     private MatMul mm;
@@ -66,10 +77,15 @@ public class MatMulBenchmark {
         int[] s = RandomWeights.shape(shape);
         arena = Arena.ofShared();
         w = RandomWeights.matrix(GgmlType.valueOf(type), s[0], s[1], 42, arena);
+        if (layout.equals("repacked")) {
+            w = Interleaving.interleave(w);
+        }
         x = RandomWeights.activations(batch * s[1], 7);
         out = new float[batch * s[0]];
         pool = new ThreadPool(threads);
-        mm = new MatMul(pool, Precision.valueOf(precision));
+        mm = impl.equals("vector")
+                ? new MatMul(pool, Precision.valueOf(precision))
+                : MatMul.scalarTwin(pool, Precision.valueOf(precision));
     }
 
     @TearDown(Level.Trial)
