@@ -42,9 +42,9 @@ public final class MatMul {
     static final int PACK = FloatLoops.PACK;
     /** Tokens per block: each decoded weight chunk serves this many tokens. */
     static final int TOKEN_BLOCK = 128;
-    /** Blocks of 32 columns per call of the Q4_0 integer tile ({@link #matMulQ4_0Rows}). */
+    /** Blocks of 32 columns per call of the Q4_0 integer tile ({@link #matMulIntegerRows}; Q4_K: one super-block). */
     static final int INTEGER_K_BLOCKS = 4;
-    /** Token groups of the Q4_0 integer tile per pass over a row group's weights. */
+    /** Token groups of the integer tiles per pass over a row group's weights. */
     static final int INTEGER_GROUPS = 2;
     /** Columns decoded per row piece (6 rows x 2048 floats = 48 KiB of scratch per thread). */
     static final int K_CHUNK = 2048;
@@ -174,10 +174,10 @@ public final class MatMul {
     private boolean reuseInput;
     /** Whether the float path's rounded, packed input of this {@link #multiplyShared} call is there. */
     private boolean floatInputReady;
-    /** The same for the Q4_0 integer prefill's quantized input ({@link #tokensQ8}). */
+    /** The same for the integer prefill's quantized input ({@link #tokensQ8}). */
     private boolean integerInputReady;
 
-    /** The Q4_0 integer prefill's activations per token group ({@link Q4_0IntegerTile#pack}). */
+    /** The integer prefill's activations per token group ({@link Q4_0IntegerTile#pack}, {@link Q4KIntegerTile#pack}). */
     private short[] tokensQ8 = new short[0];
     /** Their block scales (Q8_0 per 32, Q8_K per 256). */
     private float[] tokenScalesQ8 = new float[0];
