@@ -181,7 +181,7 @@ public final class MatMul {
     private short[] tokensQ8 = new short[0];
     /** Their block scales (Q8_0 per 32, Q8_K per 256). */
     private float[] tokenScalesQ8 = new float[0];
-    /** Q4_K: their sums per 32. */
+    /** Their sums per 32 (Q4_K's minimums take them). */
     private int[] tokenSumsQ8 = new int[0];
     /** The type whose activations {@link #tokensQ8} holds (Q4_0: Q8_0, Q4_K: Q8_K). */
     private GgmlType integerType;
@@ -665,31 +665,20 @@ public final class MatMul {
     }
 
     private void packTokensQ8(int start, int end, int worker) {
+        VecDotType type = Kernels.of(integerType).vecDotType(); // Q8_0 or Q8_K
         for (int g = start; g < end; g++) {
-            if (integerType == GgmlType.Q4_K) {
-                Q4KIntegerTile.pack(
-                        tokenQuantizers[worker],
-                        vectorized,
-                        xs,
-                        xBase,
-                        cols,
-                        g * Q4_0IntegerTile.TOKENS,
-                        batch,
-                        tokensQ8,
-                        tokenScalesQ8,
-                        tokenSumsQ8);
-                continue;
-            }
             Q4_0IntegerTile.pack(
                     tokenQuantizers[worker],
                     vectorized,
+                    type,
                     xs,
                     xBase,
                     cols,
                     g * Q4_0IntegerTile.TOKENS,
                     batch,
                     tokensQ8,
-                    tokenScalesQ8);
+                    tokenScalesQ8,
+                    tokenSumsQ8);
         }
     }
 
@@ -722,7 +711,9 @@ public final class MatMul {
             for (int tg0 = 0; tg0 < tokenGroups; tg0 += INTEGER_GROUPS) {
                 int tgn = Math.min(INTEGER_GROUPS, tokenGroups - tg0);
                 Arrays.fill(acc, 0, tgn * group * tokens, 0f);
-                Arrays.fill(min, 0, tgn * group * tokens, 0f);
+                if (k4) {
+                    Arrays.fill(min, 0, tgn * group * tokens, 0f);
+                }
                 for (int k0 = 0; k0 < cols; k0 += kc) {
                     int chunkBlocks = Math.min(kc, cols - k0) / blockCols;
                     int b0 = k0 / blockCols;

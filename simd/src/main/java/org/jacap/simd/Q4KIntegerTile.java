@@ -27,7 +27,7 @@ import jdk.incubator.vector.VectorSpecies;
  * bit for bit, in every form.
  *
  * <p>Activation layouts per token group: {@code q[k·TOKENS + t]}, super-block scales
- * {@code d[b·TOKENS + t]}, sub-block sums {@code s[j·TOKENS + t]}.
+ * {@code d[b·TOKENS + t]}, sub-block sums {@code s[j·TOKENS + t]} ({@link Q4_0IntegerTile#pack}).
  */
 final class Q4KIntegerTile {
     private Q4KIntegerTile() {}
@@ -42,46 +42,6 @@ final class Q4KIntegerTile {
     static final int SCRATCH = ROWS * TOKENS;
     /** Ints of {@link #tile}'s super-block sums. */
     static final int SUMS = ROWS * TOKENS;
-
-    /**
-     * Tokens {@code [t0, t0+TOKENS)} of {@code x} ({@code cols} apart; those past {@code batch} as
-     * zeros) quantized to Q8_K by {@code scratch} into token group {@code t0 / TOKENS} of {@code q},
-     * {@code d} and {@code s}.
-     */
-    static void pack(
-            QuantizedActivations scratch,
-            boolean vectorized,
-            float[] x,
-            int xOff,
-            int cols,
-            int t0,
-            int batch,
-            short[] q,
-            float[] d,
-            int[] s) {
-        int blocks = cols / 256;
-        int subs = cols / 32;
-        int qBase = t0 * cols;
-        int dBase = t0 / TOKENS * blocks * TOKENS;
-        int sBase = t0 / TOKENS * subs * TOKENS;
-        for (int t = 0; t < TOKENS; t++) {
-            boolean real = t0 + t < batch;
-            if (real && vectorized) {
-                scratch.quantize(VecDotType.Q8_K, x, xOff + (t0 + t) * cols, cols);
-            } else if (real) {
-                scratch.quantizeScalar(VecDotType.Q8_K, x, xOff + (t0 + t) * cols, cols);
-            }
-            for (int k = 0; k < cols; k++) {
-                q[qBase + k * TOKENS + t] = real ? scratch.q[k] : 0;
-            }
-            for (int b = 0; b < blocks; b++) {
-                d[dBase + b * TOKENS + t] = real ? scratch.d[b] : 0f;
-            }
-            for (int j = 0; j < subs; j++) {
-                s[sBase + j * TOKENS + t] = real ? scratch.sums[j] : 0;
-            }
-        }
-    }
 
     /**
      * 8 rows of the unpacked weights ({@code wq} from {@code wOff} = their first column;

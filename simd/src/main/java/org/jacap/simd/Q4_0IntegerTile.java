@@ -60,44 +60,43 @@ final class Q4_0IntegerTile {
 
     /**
      * Tokens {@code [t0, t0+TOKENS)} of {@code x} ({@code cols} apart; those past {@code batch} as
-     * zeros) quantized to Q8_0 by {@code scratch} ({@link QuantizedActivations#quantize}, or its
-     * scalar twin) into token group {@code t0 / TOKENS} of {@code q} and {@code d}.
+     * zeros) quantized to {@code type} (Q8_0 for this tile, Q8_K for {@link Q4KIntegerTile}) by
+     * {@code scratch} ({@link QuantizedActivations#quantize}, or its scalar twin) into token group
+     * {@code t0 / TOKENS} of {@code q}, {@code d} (one scale per block of the type) and {@code s}
+     * (the sums per 32, which Q4_K's minimums take).
      */
     static void pack(
             QuantizedActivations scratch,
             boolean vectorized,
+            VecDotType type,
             float[] x,
             int xOff,
             int cols,
             int t0,
             int batch,
             short[] q,
-            float[] d) {
-        int blocks = cols / 32;
+            float[] d,
+            int[] s) {
+        int blocks = cols / type.blockSize();
+        int subs = cols / 32;
         int qBase = t0 * cols; // group t0/TOKENS starts at (t0/TOKENS)·cols·TOKENS
         int dBase = t0 / TOKENS * blocks * TOKENS;
+        int sBase = t0 / TOKENS * subs * TOKENS;
         for (int t = 0; t < TOKENS; t++) {
-            if (t0 + t >= batch) {
-                for (int k = 0; k < cols; k++) {
-                    q[qBase + k * TOKENS + t] = 0;
-                }
-                for (int b = 0; b < blocks; b++) {
-                    d[dBase + b * TOKENS + t] = 0f;
-                }
-                continue;
+            boolean real = t0 + t < batch;
+            if (real && vectorized) {
+                scratch.quantize(type, x, xOff + (t0 + t) * cols, cols);
+            } else if (real) {
+                scratch.quantizeScalar(type, x, xOff + (t0 + t) * cols, cols);
             }
-            if (vectorized) {
-                scratch.quantize(VecDotType.Q8_0, x, xOff + (t0 + t) * cols, cols);
-            } else {
-                scratch.quantizeScalar(VecDotType.Q8_0, x, xOff + (t0 + t) * cols, cols);
-            }
-            short[] sq = scratch.q;
-            float[] sd = scratch.d;
             for (int k = 0; k < cols; k++) {
-                q[qBase + k * TOKENS + t] = sq[k];
+                q[qBase + k * TOKENS + t] = real ? scratch.q[k] : 0;
             }
             for (int b = 0; b < blocks; b++) {
-                d[dBase + b * TOKENS + t] = sd[b];
+                d[dBase + b * TOKENS + t] = real ? scratch.d[b] : 0f;
+            }
+            for (int j = 0; j < subs; j++) {
+                s[sBase + j * TOKENS + t] = real ? scratch.sums[j] : 0;
             }
         }
     }
