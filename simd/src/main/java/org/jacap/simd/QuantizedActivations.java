@@ -6,6 +6,7 @@ import static org.jacap.simd.Layouts.S128;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 
 /**
@@ -36,7 +37,9 @@ public final class QuantizedActivations {
     void quantize(VecDotType type, float[] x, int off, int n) {
         prepare(type, n);
         if (type == VecDotType.Q8_K) {
-            scalarBlocks(type, x, off, n);
+            for (int b = 0; b < n / 256; b++) {
+                quantizeQ8KBlock(x, off + 256 * b, b);
+            }
             return;
         }
         for (int b = 0; b < n / 32; b++) {
@@ -105,6 +108,51 @@ public final class QuantizedActivations {
         if (withBlockSum) {
             blockSums[b] = VecDotType.q8_1BlockSum(amax, sum);
         }
+    }
+
+    /**
+     * One Q8_K block of 256 on 8-lane vectors, bit for bit what {@link #quantizeScalar} gives: the
+     * same signed value of largest magnitude (its first occurrence, as the scalar loop's strict
+     * {@code >} keeps), the same {@code −127 / max} and products, {@code rint} by the 1.5·2^23
+     * addition (|products| ≤ 127), the same clamp at 127, integer sums per 32. A block whose
+     * maximum is 0, not finite (a NaN: a vector max would propagate it where the scalar loop skips
+     * it) or subnormal (the scale overflows) goes by the scalar rule.
+     */
+    private void quantizeQ8KBlock(float[] x, int s, int b) {
+        FloatVector m = FloatVector.fromArray(F256, x, s).abs();
+        for (int j = 8; j < 256; j += 8) {
+            m = m.max(FloatVector.fromArray(F256, x, s + j).abs());
+        }
+        float amax = m.reduceLanes(VectorOperators.MAX);
+        float iscale = Float.NaN;
+        if (amax > 0f && amax < Float.POSITIVE_INFINITY) {
+            for (int j = 0; j < 256; j += 8) {
+                VectorMask<Float> hit =
+                        FloatVector.fromArray(F256, x, s + j).abs().compare(VectorOperators.EQ, amax);
+                if (hit.anyTrue()) {
+                    iscale = -127f / x[s + j + hit.firstTrue()];
+                    break;
+                }
+            }
+        }
+        if (!(Math.abs(iscale) < Float.POSITIVE_INFINITY)) {
+            d[b] = VecDotType.quantizeQ8KBlock(x, s, values, 256 * b);
+            for (int g = 8 * b; g < 8 * b + 8; g++) {
+                sums[g] = widened(g);
+            }
+            return;
+        }
+        for (int g = 0; g < 8; g++) {
+            IntVector sum = IntVector.zero(Layouts.I256);
+            for (int j = 0; j < 32; j += 8) {
+                IntVector i = rounded(FloatVector.fromArray(F256, x, s + 32 * g + j), iscale)
+                        .min(127);
+                ((ShortVector) i.convertShape(VectorOperators.I2S, S128, 0)).intoArray(q, 256 * b + 32 * g + j);
+                sum = sum.add(i);
+            }
+            sums[8 * b + g] = sum.reduceLanes(VectorOperators.ADD);
+        }
+        d[b] = 1f / iscale;
     }
 
     /**

@@ -123,6 +123,46 @@ class IntegerDotTest {
     }
 
     /**
+     * The Q8_K quantizer on vectors against its scalar twin, bit for bit, block by block of 256 at
+     * an odd offset: ordinary values, an all-zero block, ties at .5, the same largest magnitude
+     * with both signs (the first one sets the scale's sign), a negative maximum, a NaN, an
+     * infinity, a subnormal maximum (its scale overflows) and magnitudes near the float range.
+     */
+    @Test
+    void theQ8KVectorQuantizerIsItsScalarTwinBitForBit() {
+        int n = 256 * 9;
+        float[] x = new float[n + 3];
+        System.arraycopy(Blocks.gaussian(n, 13, 2f), 0, x, 3, n);
+        Arrays.fill(x, 3 + 256, 3 + 512, 0f);
+        for (int j = 0; j < 256; j++) {
+            x[3 + 512 + j] = (j % 64 - 32) * 0.5f; // on halves: -16 four times, ties at 8 (8 · 127/16 = 63.5)
+            x[3 + 1024 + j] = j * 1e-40f; // subnormal: 127 / amax is infinite
+            x[3 + 1280 + j] = (j - 127) * 1e36f;
+        }
+        x[3 + 768 + 5] = 9f; // the same magnitude twice: +9 first, so the scale is negative
+        x[3 + 768 + 200] = -9f;
+        x[3 + 1536 + 77] = -11f; // a negative maximum
+        x[3 + 1792 + 9] = Float.NaN;
+        x[3 + 2048 + 100] = Float.NEGATIVE_INFINITY;
+        QuantizedActivations vector = new QuantizedActivations();
+        QuantizedActivations scalar = new QuantizedActivations();
+        vector.quantize(VecDotType.Q8_K, x, 3, n);
+        scalar.quantizeScalar(VecDotType.Q8_K, x, 3, n);
+        assertThat(Arrays.copyOf(vector.q, n)).isEqualTo(Arrays.copyOf(scalar.q, n));
+        assertThat(Arrays.copyOf(vector.sums, n / 32)).isEqualTo(Arrays.copyOf(scalar.sums, n / 32));
+        for (int b = 0; b < n / 256; b++) {
+            assertThat(Float.floatToRawIntBits(vector.d[b]))
+                    .as("scale %d", b)
+                    .isEqualTo(Float.floatToRawIntBits(scalar.d[b]));
+        }
+        assertThat(vector.q[768 + 5]).isEqualTo((short) -127);
+        assertThat(vector.q[768 + 200]).isEqualTo((short) 127);
+        assertThat(vector.d[3]).isNegative();
+        assertThat(vector.q[1536 + 77]).isEqualTo((short) -127);
+        assertThat(vector.d[6]).isPositive();
+    }
+
+    /**
      * The prefill's vector rounding against {@link VecDotType#round}, value for value (NaN as any
      * NaN), on the blocks above: ordinary, all-zero, ties, signed zeros, subnormal, huge, NaN, -Inf.
      */
