@@ -589,10 +589,12 @@ public final class MatMul {
         roundInput(roundType, xs, xBase + start * cols, rounded, start * cols, (end - start) * cols);
     }
 
-    /** {@link VecDotType#round}, on vectors for Q8_0/Q8_1 (the same bits) unless this is the scalar twin. */
+    /** {@link VecDotType#round}, on vectors for Q8_0/Q8_1/Q8_K (the same bits) unless this is the scalar twin. */
     private void roundInput(VecDotType type, float[] src, int srcOff, float[] dst, int dstOff, int n) {
         if (vectorized && (type == VecDotType.Q8_0 || type == VecDotType.Q8_1)) {
             QuantizedActivations.roundQ8_0(src, srcOff, dst, dstOff, n);
+        } else if (vectorized && type == VecDotType.Q8_K) {
+            QuantizedActivations.roundQ8K(src, srcOff, dst, dstOff, n);
         } else {
             type.round(src, srcOff, dst, dstOff, n);
         }

@@ -114,28 +114,12 @@ public final class QuantizedActivations {
      * One Q8_K block of 256 on 8-lane vectors, bit for bit what {@link #quantizeScalar} gives: the
      * same signed value of largest magnitude (its first occurrence, as the scalar loop's strict
      * {@code >} keeps), the same {@code −127 / max} and products, {@code rint} by the 1.5·2^23
-     * addition (|products| ≤ 127), the same clamp at 127, integer sums per 32. A block whose
-     * maximum is 0, not finite (a NaN: a vector max would propagate it where the scalar loop skips
-     * it) or subnormal (the scale overflows) goes by the scalar rule.
+     * addition (|products| ≤ 127), the same clamp at 127, integer sums per 32; a block that
+     * {@link #q8kScale} leaves to the scalar rule goes by it.
      */
     private void quantizeQ8KBlock(float[] x, int s, int b) {
-        FloatVector m = FloatVector.fromArray(F256, x, s).abs();
-        for (int j = 8; j < 256; j += 8) {
-            m = m.max(FloatVector.fromArray(F256, x, s + j).abs());
-        }
-        float amax = m.reduceLanes(VectorOperators.MAX);
-        float iscale = Float.NaN;
-        if (amax > 0f && amax < Float.POSITIVE_INFINITY) {
-            for (int j = 0; j < 256; j += 8) {
-                VectorMask<Float> hit =
-                        FloatVector.fromArray(F256, x, s + j).abs().compare(VectorOperators.EQ, amax);
-                if (hit.anyTrue()) {
-                    iscale = -127f / x[s + j + hit.firstTrue()];
-                    break;
-                }
-            }
-        }
-        if (!(Math.abs(iscale) < Float.POSITIVE_INFINITY)) {
+        float iscale = q8kScale(x, s);
+        if (Float.isNaN(iscale)) {
             d[b] = VecDotType.quantizeQ8KBlock(x, s, values, 256 * b);
             for (int g = 8 * b; g < 8 * b + 8; g++) {
                 sums[g] = widened(g);
@@ -153,6 +137,59 @@ public final class QuantizedActivations {
             sums[8 * b + g] = sum.reduceLanes(VectorOperators.ADD);
         }
         d[b] = 1f / iscale;
+    }
+
+    /**
+     * Q8_K's {@code −127 / max} for the block of 256 at {@code x[s]} on vectors ({@code max} the
+     * first value of largest magnitude, as the scalar loop's strict {@code >} keeps it), or NaN
+     * where the scalar rule must decide: a maximum of 0, not finite (a NaN: a vector max would
+     * propagate it where the scalar loop skips it) or subnormal (the scale overflows).
+     */
+    private static float q8kScale(float[] x, int s) {
+        FloatVector m = FloatVector.fromArray(F256, x, s).abs();
+        for (int j = 8; j < 256; j += 8) {
+            m = m.max(FloatVector.fromArray(F256, x, s + j).abs());
+        }
+        float amax = m.reduceLanes(VectorOperators.MAX);
+        if (!(amax > 0f && amax < Float.POSITIVE_INFINITY)) {
+            return Float.NaN;
+        }
+        for (int j = 0; j < 256; j += 8) {
+            VectorMask<Float> hit = FloatVector.fromArray(F256, x, s + j).abs().compare(VectorOperators.EQ, amax);
+            if (hit.anyTrue()) {
+                float iscale = -127f / x[s + j + hit.firstTrue()];
+                return Float.isInfinite(iscale) ? Float.NaN : iscale;
+            }
+        }
+        throw new AssertionError("no value reaches the block's maximum");
+    }
+
+    /**
+     * {@link VecDotType#round} to Q8_K on vectors, bit for bit: per block of 256 the same scale
+     * ({@link #q8kScale}), the same rounded and clamped values, times the same {@code 1 / iscale};
+     * a block that {@link #q8kScale} leaves to the scalar rule goes by it. The prefill's float
+     * tile rounds the inputs of Q6_K matrices this way.
+     */
+    static void roundQ8K(float[] src, int srcOff, float[] dst, int dstOff, int n) {
+        if (n % 256 != 0) {
+            throw new IllegalArgumentException("Q8_K rounds whole blocks of 256, got " + n + " values");
+        }
+        for (int b = 0; b < n; b += 256) {
+            int s = srcOff + b;
+            float iscale = q8kScale(src, s);
+            if (Float.isNaN(iscale)) {
+                VecDotType.Q8_K.round(src, s, dst, dstOff + b, 256);
+                continue;
+            }
+            float d = 1f / iscale;
+            for (int j = 0; j < 256; j += 8) {
+                ((FloatVector) rounded(FloatVector.fromArray(F256, src, s + j), iscale)
+                                .min(127)
+                                .convert(VectorOperators.I2F, 0))
+                        .mul(d)
+                        .intoArray(dst, dstOff + b + j);
+            }
+        }
     }
 
     /**

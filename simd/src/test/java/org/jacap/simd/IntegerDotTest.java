@@ -123,13 +123,13 @@ class IntegerDotTest {
     }
 
     /**
-     * The Q8_K quantizer on vectors against its scalar twin, bit for bit, block by block of 256 at
-     * an odd offset: ordinary values, an all-zero block, ties at .5, the same largest magnitude
+     * The Q8_K quantizer and rounding on vectors against their scalar twins, bit for bit, block by
+     * block of 256 at an odd offset: ordinary values, an all-zero block, ties at .5, the same largest magnitude
      * with both signs (the first one sets the scale's sign), a negative maximum, a NaN, an
      * infinity, a subnormal maximum (its scale overflows) and magnitudes near the float range.
      */
     @Test
-    void theQ8KVectorQuantizerIsItsScalarTwinBitForBit() {
+    void theQ8KVectorQuantizerAndRoundingAreTheirScalarTwinsBitForBit() {
         int n = 256 * 9;
         float[] x = new float[n + 3];
         System.arraycopy(Blocks.gaussian(n, 13, 2f), 0, x, 3, n);
@@ -155,6 +155,17 @@ class IntegerDotTest {
                     .as("scale %d", b)
                     .isEqualTo(Float.floatToRawIntBits(scalar.d[b]));
         }
+        float[] rounded = new float[n + 5];
+        float[] roundedScalar = new float[n + 5];
+        QuantizedActivations.roundQ8K(x, 3, rounded, 5, n); // the float tile's rounding of Q6_K inputs
+        VecDotType.Q8_K.round(x, 3, roundedScalar, 5, n);
+        for (int i = 0; i < n + 5; i++) {
+            assertThat(Float.floatToIntBits(rounded[i]))
+                    .as("rounded value %d: %s against %s", i, rounded[i], roundedScalar[i])
+                    .isEqualTo(Float.floatToIntBits(roundedScalar[i]));
+        }
+        assertThatThrownBy(() -> QuantizedActivations.roundQ8K(x, 0, rounded, 0, 288))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(vector.q[768 + 5]).isEqualTo((short) -127);
         assertThat(vector.q[768 + 200]).isEqualTo((short) 127);
         assertThat(vector.d[3]).isNegative();
