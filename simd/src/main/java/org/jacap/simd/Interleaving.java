@@ -169,7 +169,7 @@ public final class Interleaving {
             int r0 = c * REPACK_ROWS;
             repackRows(m, r0, Math.min(m.rows(), r0 + REPACK_ROWS), dst);
         });
-        return new WeightMatrix(m.data(), m.type(), m.rows(), m.cols(), dst);
+        return new WeightMatrix(m.data(), m.type(), m.rows(), m.cols(), dst, m.narrowQuants());
     }
 
     /** Rows per task of {@link #repack}: whole groups of 32. */

@@ -185,6 +185,8 @@ public final class MatMul {
     private int[] tokenSumsQ8 = new int[0];
     /** The type whose activations {@link #tokensQ8} holds (Q4_0: Q8_0, Q4_K: Q8_K). */
     private GgmlType integerType;
+    /** The type of the matrix {@link #matMulIntegerRows} multiplies (its input may have been packed for another). */
+    private GgmlType prefillType;
 
     // The matrices of a multiplyShared call in flight, their first row group each (and the end).
     private WeightMatrix[] sharedW;
@@ -262,7 +264,7 @@ public final class MatMul {
         this.integerSubMins = new int[threads][group * kChunk / 32];
         this.integerSums = new float[threads][INTEGER_GROUPS * group * Q4_0IntegerTile.TOKENS];
         this.integerMins = new float[threads][INTEGER_GROUPS * group * Q4_0IntegerTile.TOKENS];
-        this.integerTileScratch = new short[threads][Q4_0IntegerTile.SCRATCH];
+        this.integerTileScratch = new short[threads][Q8_0NarrowTile.SCRATCH]; // the largest of the tiles'
         this.integerBlockSums = new int[threads][Q4KIntegerTile.SUMS];
         this.tokenQuantizers = new QuantizedActivations[threads];
         for (int i = 0; i < threads; i++) {
@@ -306,10 +308,10 @@ public final class MatMul {
         // Decode with integer products where the type has them: the same values as rounding
         // the activations to Q8_0/Q8_K and running the float dot, fewer operations per weight.
         boolean integer = batch == 1 && precision == Precision.NATIVE && k instanceof IntegerDotKernel;
-        // Q4_0 and Q4_K prefill on 16-bit integer lanes: the decode kernel's arithmetic, token by token
+        // Q4_0, Q4_K and narrow Q8_0 prefill on 16-bit integer lanes: the decode kernel's arithmetic, token by token
         boolean integerPrefill = batch > 1
                 && precision == Precision.NATIVE
-                && (w.type() == GgmlType.Q4_0 || w.type() == GgmlType.Q4_K)
+                && (w.type() == GgmlType.Q4_0 || w.type() == GgmlType.Q4_K || w.narrowQuants())
                 && w.interleaved() != null;
         if (!reuseInput) {
             floatInputReady = false;
@@ -371,6 +373,7 @@ public final class MatMul {
         try {
             if (integerPrefill) {
                 this.prefillCopy = w.interleaved();
+                this.prefillType = w.type();
                 int rowGroups = Q4KInterleaved.groups(rows);
                 pool.parallelForDynamic(rowGroups, grain(rowGroups, 2), integerGroupsTask);
             } else if (interleaved != null) {
@@ -685,15 +688,16 @@ public final class MatMul {
     }
 
     /**
-     * Q4_0 or Q4_K prefill over the row groups {@code [groupStart, groupEnd)} of the repacked copy,
-     * on 16-bit integer lanes ({@link Q4_0IntegerTile}, {@link Q4KIntegerTile}): per group and
-     * {@link #INTEGER_GROUPS} token groups, each column chunk unpacked once, then tiles over 128
-     * (Q4_0) or 256 (Q4_K) columns at a time, weights and activations that stay in L1 or L2 across
+     * Q4_0, Q4_K or narrow Q8_0 prefill over the row groups {@code [groupStart, groupEnd)} of the
+     * repacked copy, on 16-bit integer lanes ({@link Q4_0IntegerTile}, {@link Q4KIntegerTile},
+     * {@link Q8_0NarrowTile}): per group and {@link #INTEGER_GROUPS} token groups, each column chunk
+     * unpacked once, then tiles over 128 (Q4_0, Q8_0) or 256 (Q4_K) columns at a time, weights and activations that stay in L1 or L2 across
      * the tiles; the sums go on from chunk to chunk in block order, so each token gets its decode
      * product's bits.
      */
     private void matMulIntegerRows(int groupStart, int groupEnd, int worker) {
-        final boolean k4 = integerType == GgmlType.Q4_K;
+        final boolean k4 = prefillType == GgmlType.Q4_K;
+        final boolean narrow = prefillType == GgmlType.Q8_0;
         final int tokens = Q4_0IntegerTile.TOKENS;
         final int group = Q4_0IntegerTile.GROUP;
         final short[] wq = integerWeights[worker];
@@ -732,6 +736,10 @@ public final class MatMul {
                                 integerSubMins[worker],
                                 wd,
                                 integerMinScales[worker]);
+                    } else if (narrow && vectorized) {
+                        Q8_0NarrowTile.unpack(prefillCopy, g, blocks, b0, chunkBlocks, wq, wd);
+                    } else if (narrow) {
+                        Q8_0NarrowTile.unpackScalar(prefillCopy, g, blocks, b0, chunkBlocks, wq, wd);
                     } else if (vectorized) {
                         Q4_0IntegerTile.unpack(prefillCopy, g, blocks, b0, chunkBlocks, wq, wd);
                     } else {
@@ -747,6 +755,20 @@ public final class MatMul {
                                 int wOff = blockCols * kb * group + s;
                                 if (k4) {
                                     tileQ4K(worker, wOff, kb, s, tg, b0 + kb, xq, xd, nb, a);
+                                } else if (narrow && vectorized) {
+                                    Q8_0NarrowTile.tile(
+                                            wq,
+                                            wOff,
+                                            wd,
+                                            kb * group + s,
+                                            tokensQ8,
+                                            xq,
+                                            tokenScalesQ8,
+                                            xd,
+                                            nb,
+                                            acc,
+                                            a,
+                                            integerTileScratch[worker]);
                                 } else if (vectorized) {
                                     Q4_0IntegerTile.tile(
                                             wq,

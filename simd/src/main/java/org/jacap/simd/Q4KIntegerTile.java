@@ -74,7 +74,7 @@ final class Q4KIntegerTile {
         int il = I.length();
         for (int b = 0; b < nb; b++) {
             for (int j = 0; j < 8; j++) {
-                Q4_0IntegerTile.blockSums(wq, wOff, xq, xqOff, 256 * b + 32 * j, scratch);
+                Q4_0IntegerTile.blockSums(wq, wOff, xq, xqOff, 256 * b + 32 * j, 32, scratch, 0);
                 int xsj = xsOff + (8 * b + j) * TOKENS;
                 for (int r = 0; r < ROWS; r++) {
                     int scale = sc[sOff + (8 * b + j) * GROUP + r];

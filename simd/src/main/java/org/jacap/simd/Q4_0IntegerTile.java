@@ -163,7 +163,7 @@ final class Q4_0IntegerTile {
             int accOff,
             short[] scratch) {
         for (int b = 0; b < nb; b++) {
-            blockSums(wq, wOff, xq, xqOff, 32 * b, scratch);
+            blockSums(wq, wOff, xq, xqOff, 32 * b, 32, scratch, 0);
             int fl = F.length();
             int xdb = xdOff + b * TOKENS;
             for (int r = 0; r < ROWS; r++) {
@@ -180,17 +180,17 @@ final class Q4_0IntegerTile {
     }
 
     /**
-     * The 16-bit sums over columns {@code [k0, k0+32)} of 8 rows x {@link #TOKENS} tokens,
+     * The 16-bit sums over columns {@code [k0, k0+n)} of 8 rows x {@link #TOKENS} tokens,
      * {@code Σ wq[wOff + k·32 + r]·xq[xqOff + k·TOKENS + t]} (wrapping: the callers' ranges keep
-     * them within a short) into {@code scratch[r·TOKENS + t]}. Shared by both integer tiles; its
-     * vectors never cross a call, so it boxes nothing inlined or not.
+     * them within a short) into {@code scratch[so + r·TOKENS + t]}. Shared by the integer tiles;
+     * its vectors never cross a call, so it boxes nothing inlined or not.
      */
-    static void blockSums(short[] wq, int wOff, short[] xq, int xqOff, int k0, short[] scratch) {
+    static void blockSums(short[] wq, int wOff, short[] xq, int xqOff, int k0, int n, short[] scratch, int so) {
         ShortVector c0a = ShortVector.zero(S), c1a = c0a, c2a = c0a, c3a = c0a;
         ShortVector c4a = c0a, c5a = c0a, c6a = c0a, c7a = c0a;
         ShortVector c0b = c0a, c1b = c0a, c2b = c0a, c3b = c0a;
         ShortVector c4b = c0a, c5b = c0a, c6b = c0a, c7b = c0a;
-        for (int k = k0, end = k0 + 32; k < end; k++) {
+        for (int k = k0, end = k0 + n; k < end; k++) {
             int xo = xqOff + k * TOKENS;
             ShortVector x0 = ShortVector.fromArray(S, xq, xo);
             ShortVector x1 = ShortVector.fromArray(S, xq, xo + LANES);
@@ -221,22 +221,22 @@ final class Q4_0IntegerTile {
             c7b = x1.mul(v).add(c7b);
         }
         // through memory, not a helper per vector: a call past C2's inlining budget boxes its argument
-        c0a.intoArray(scratch, 0);
-        c0b.intoArray(scratch, LANES);
-        c1a.intoArray(scratch, TOKENS);
-        c1b.intoArray(scratch, TOKENS + LANES);
-        c2a.intoArray(scratch, 2 * TOKENS);
-        c2b.intoArray(scratch, 2 * TOKENS + LANES);
-        c3a.intoArray(scratch, 3 * TOKENS);
-        c3b.intoArray(scratch, 3 * TOKENS + LANES);
-        c4a.intoArray(scratch, 4 * TOKENS);
-        c4b.intoArray(scratch, 4 * TOKENS + LANES);
-        c5a.intoArray(scratch, 5 * TOKENS);
-        c5b.intoArray(scratch, 5 * TOKENS + LANES);
-        c6a.intoArray(scratch, 6 * TOKENS);
-        c6b.intoArray(scratch, 6 * TOKENS + LANES);
-        c7a.intoArray(scratch, 7 * TOKENS);
-        c7b.intoArray(scratch, 7 * TOKENS + LANES);
+        c0a.intoArray(scratch, so);
+        c0b.intoArray(scratch, so + LANES);
+        c1a.intoArray(scratch, so + TOKENS);
+        c1b.intoArray(scratch, so + TOKENS + LANES);
+        c2a.intoArray(scratch, so + 2 * TOKENS);
+        c2b.intoArray(scratch, so + 2 * TOKENS + LANES);
+        c3a.intoArray(scratch, so + 3 * TOKENS);
+        c3b.intoArray(scratch, so + 3 * TOKENS + LANES);
+        c4a.intoArray(scratch, so + 4 * TOKENS);
+        c4b.intoArray(scratch, so + 4 * TOKENS + LANES);
+        c5a.intoArray(scratch, so + 5 * TOKENS);
+        c5b.intoArray(scratch, so + 5 * TOKENS + LANES);
+        c6a.intoArray(scratch, so + 6 * TOKENS);
+        c6b.intoArray(scratch, so + 6 * TOKENS + LANES);
+        c7a.intoArray(scratch, so + 7 * TOKENS);
+        c7b.intoArray(scratch, so + 7 * TOKENS + LANES);
     }
 
     /** Scalar twin of {@link #tile}: each row and token's exact block sums, then its float sums in block order. */

@@ -13,8 +13,12 @@ import org.jacap.gguf.GgufTensorInfo;
  *
  * @param interleaved the same weights repacked for decode ({@link Interleaving}), or null; the
  *                    products of one token use it, prefill reads {@code data}
+ * @param narrowQuants a Q8_0 matrix whose quants all lie in {@code −16..16} (a Q5_0 matrix widened
+ *                     at load, {@link Widening}): its prefill sums 16 columns on 16-bit integer
+ *                     lanes ({@link Q8_0NarrowTile}); false for every other matrix
  */
-public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols, MemorySegment interleaved) {
+public record WeightMatrix(
+        MemorySegment data, GgmlType type, int rows, int cols, MemorySegment interleaved, boolean narrowQuants) {
 
     public WeightMatrix {
         if (data == null || type == null) {
@@ -39,11 +43,19 @@ public record WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols
                     + " matrix takes " + Interleaving.bytes(type, rows, cols) + " bytes, but it has "
                     + interleaved.byteSize());
         }
+        if (narrowQuants && type != GgmlType.Q8_0) {
+            throw new IllegalArgumentException("only a Q8_0 matrix has narrow quants, not " + type);
+        }
+    }
+
+    /** The matrix with its repacked form ({@link #interleaved}), or none. */
+    public WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols, MemorySegment interleaved) {
+        this(data, type, rows, cols, interleaved, false);
     }
 
     /** The matrix as stored, with no repacked form. */
     public WeightMatrix(MemorySegment data, GgmlType type, int rows, int cols) {
-        this(data, type, rows, cols, null);
+        this(data, type, rows, cols, null, false);
     }
 
     /** Same as the constructor. */

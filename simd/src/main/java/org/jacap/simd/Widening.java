@@ -49,7 +49,7 @@ public final class Widening {
         }
         MemorySegment dst = mappedScratch(bytes);
         q5_0ToQ8_0(m.data(), dst, bytes / Q8_0Kernel.BYTES);
-        return new WeightMatrix(dst, GgmlType.Q8_0, m.rows(), m.cols());
+        return new WeightMatrix(dst, GgmlType.Q8_0, m.rows(), m.cols(), null, true); // q − 16: −16..15
     }
 
     /**

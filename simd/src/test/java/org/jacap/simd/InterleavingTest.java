@@ -279,20 +279,27 @@ class InterleavingTest {
     }
 
     /**
-     * Q4_0 and Q4_K prefill from the copy on 16-bit integer lanes ({@link Q4_0IntegerTile},
-     * {@link Q4KIntegerTile}): each token of the batch gets its decode product bit for bit (the
+     * Q4_0, Q4_K and narrow Q8_0 (a widened Q5_0) prefill from the copy on 16-bit integer lanes
+     * ({@link Q4_0IntegerTile}, {@link Q4KIntegerTile}, {@link Q8_0NarrowTile}): each token of the batch gets its decode product bit for bit (the
      * repacked scalar twin on that token's activations), from the vector tile and the scalar twin,
      * over several column chunks, an odd row count, partial token groups and 1 or 3 threads;
      * alone, and shared with a matrix of the same activation type that reads the same input
      * through the float path (Q8_0, Q6_K); nothing written outside its rows.
      */
     @ParameterizedTest
-    @CsvSource({"Q4_0, 576, Q8_0", "Q4_K, 768, Q6_K"})
-    void integerPrefillIsEachTokensDecodeProduct(GgmlType type, int cols, GgmlType partner) {
+    @CsvSource({"Q4_0, 576, Q8_0", "Q4_K, 768, Q6_K", "Q5_0, 576, Q8_0"})
+    void integerPrefillIsEachTokensDecodeProduct(GgmlType stored, int cols, GgmlType partner) {
         int rows = 70;
-        WeightMatrix m = Interleaving.repack(matrix(type, rows, cols, 31));
+        // Q5_0 is widened to a narrow Q8_0 (Q8_0NarrowTile), as the loader does
+        WeightMatrix m = Interleaving.repack(
+                stored == GgmlType.Q5_0
+                        ? Widening.widen(matrix(stored, rows, cols, 31))
+                        : matrix(stored, rows, cols, 31));
+        GgmlType type = m.type();
+        assertThat(m.narrowQuants()).isEqualTo(stored == GgmlType.Q5_0);
         // other stored data beside the same copy: the product reads the copy only
-        WeightMatrix decoy = new WeightMatrix(matrix(type, rows, cols, 98).data(), type, rows, cols, m.interleaved());
+        WeightMatrix decoy = new WeightMatrix(
+                matrix(type, rows, cols, 98).data(), type, rows, cols, m.interleaved(), m.narrowQuants());
         WeightMatrix q8 = matrix(partner, 33, cols, 32);
         try (ThreadPool pool1 = new ThreadPool(1);
                 ThreadPool pool3 = new ThreadPool(3)) {
