@@ -8,6 +8,7 @@ import org.jacap.simd.MatMul;
 import org.jacap.simd.Precision;
 import org.jacap.simd.ThreadPool;
 import org.jacap.simd.WeightMatrix;
+import org.jacap.simd.Widening;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,8 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Prefill: matrix x matrix (a batch of tokens), NATIVE precision. {@code flops} counts
  * 2·rows·cols·batch per call (GFLOP/s), {@code tokens} the tokens pushed through this matrix.
- * With {@code layout=repacked} (as a model loads Q4_K, Q6_K, Q4_0, Q4_1, Q8_0) a 512-bit machine
- * prefills from the copy: Q4_0 and Q4_K on 16-bit integer lanes, the others through the float tile.
+ * With {@code layout=repacked} (as a model loads Q4_K, Q6_K, Q4_0, Q4_1, Q8_0, and Q5_0 widened to
+ * a narrow Q8_0) a 512-bit machine prefills from the copy: Q4_0, Q4_K and the widened Q5_0 on 16-bit
+ * integer lanes, the others through the float tile.
  *
  * <pre>java -jar bench/target/benchmarks.jar MatMulBenchmark -p type=Q4_0,Q4_K -p layout=repacked,stored -p batch=128 -p threads=1</pre>
  */
@@ -78,7 +80,7 @@ public class MatMulBenchmark {
         arena = Arena.ofShared();
         w = RandomWeights.matrix(GgmlType.valueOf(type), s[0], s[1], 42, arena);
         if (layout.equals("repacked")) {
-            w = Interleaving.interleave(w);
+            w = Interleaving.interleave(Widening.widen(w)); // Q5_0 becomes a narrow Q8_0 first, as a model loads
         }
         x = RandomWeights.activations(batch * s[1], 7);
         out = new float[batch * s[0]];
