@@ -691,9 +691,9 @@ public final class MatMul {
      * Q4_0, Q4_K or narrow Q8_0 prefill over the row groups {@code [groupStart, groupEnd)} of the
      * repacked copy, on 16-bit integer lanes ({@link Q4_0IntegerTile}, {@link Q4KIntegerTile},
      * {@link Q8_0NarrowTile}): per group and {@link #INTEGER_GROUPS} token groups, each column chunk
-     * unpacked once, then tiles over 128 (Q4_0, Q8_0) or 256 (Q4_K) columns at a time, weights and activations that stay in L1 or L2 across
-     * the tiles; the sums go on from chunk to chunk in block order, so each token gets its decode
-     * product's bits.
+     * unpacked once, then tiles over 128 (Q4_0, Q8_0) or 256 (Q4_K) columns at a time, weights and
+     * activations that stay in L1 or L2 across the tiles; the sums go on from chunk to chunk in
+     * block order, so each token gets its decode product's bits.
      */
     private void matMulIntegerRows(int groupStart, int groupEnd, int worker) {
         final boolean k4 = prefillType == GgmlType.Q4_K;

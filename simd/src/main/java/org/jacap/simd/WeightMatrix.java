@@ -14,8 +14,8 @@ import org.jacap.gguf.GgufTensorInfo;
  * @param interleaved the same weights repacked for decode ({@link Interleaving}), or null; the
  *                    products of one token use it, prefill reads {@code data}
  * @param narrowQuants a Q8_0 matrix whose quants all lie in {@code −16..16} (a Q5_0 matrix widened
- *                     at load, {@link Widening}): its prefill sums 16 columns on 16-bit integer
- *                     lanes ({@link Q8_0NarrowTile}); false for every other matrix
+ *                     at load, {@link Widening}; checked): its prefill sums 16 columns on 16-bit
+ *                     integer lanes ({@link Q8_0NarrowTile}); false for every other matrix
  */
 public record WeightMatrix(
         MemorySegment data, GgmlType type, int rows, int cols, MemorySegment interleaved, boolean narrowQuants) {
@@ -45,6 +45,24 @@ public record WeightMatrix(
         }
         if (narrowQuants && type != GgmlType.Q8_0) {
             throw new IllegalArgumentException("only a Q8_0 matrix has narrow quants, not " + type);
+        }
+        if (narrowQuants) {
+            checkNarrow(data); // a wider quant would overflow the 16-bit sums: wrong products, silently
+        }
+    }
+
+    /** Throws unless every quant of the Q8_0 blocks in {@code data} lies in {@code −16..16}. */
+    private static void checkNarrow(MemorySegment data) {
+        long blocks = data.byteSize() / Q8_0Kernel.BYTES;
+        for (long b = 0; b < blocks; b++) {
+            long o = b * Q8_0Kernel.BYTES + 2; // past the f16 scale
+            for (int j = 0; j < 32; j++) {
+                byte q = data.get(Layouts.BYTE, o + j);
+                if (q < -16 || q > 16) {
+                    throw new IllegalArgumentException("a Q8_0 matrix marked narrow holds the quant " + q + " in block "
+                            + b + "; narrow quants lie in -16..16");
+                }
+            }
         }
     }
 

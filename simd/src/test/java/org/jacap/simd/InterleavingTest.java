@@ -298,8 +298,10 @@ class InterleavingTest {
         GgmlType type = m.type();
         assertThat(m.narrowQuants()).isEqualTo(stored == GgmlType.Q5_0);
         // other stored data beside the same copy: the product reads the copy only
-        WeightMatrix decoy = new WeightMatrix(
-                matrix(type, rows, cols, 98).data(), type, rows, cols, m.interleaved(), m.narrowQuants());
+        WeightMatrix other = stored == GgmlType.Q5_0
+                ? Widening.widen(matrix(stored, rows, cols, 98))
+                : matrix(stored, rows, cols, 98);
+        WeightMatrix decoy = new WeightMatrix(other.data(), type, rows, cols, m.interleaved(), m.narrowQuants());
         WeightMatrix q8 = matrix(partner, 33, cols, 32);
         try (ThreadPool pool1 = new ThreadPool(1);
                 ThreadPool pool3 = new ThreadPool(3)) {

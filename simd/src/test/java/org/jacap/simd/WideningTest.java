@@ -1,6 +1,7 @@
 package org.jacap.simd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -66,6 +67,33 @@ class WideningTest {
             float b = Q8.dotQ8Scalar(q8.data(), r * q8.rowBytes(), x, cols);
             assertThat(Float.floatToRawIntBits(b)).as("row %d", r).isEqualTo(Float.floatToRawIntBits(a));
         }
+    }
+
+    /**
+     * The widened matrix is marked narrow (its prefill sums 16 columns in 16 bits), the repacked
+     * copy keeps the mark, and a Q8_0 matrix with a wider quant or another type cannot carry it.
+     */
+    @Test
+    void theWidenedMatrixIsMarkedNarrowAndOnlyANarrowQ8_0CanBe() {
+        WeightMatrix q8 = Widening.widen(q5(3, 640, 5));
+        assertThat(q8.narrowQuants()).isTrue();
+        assertThat(Interleaving.repack(q8).narrowQuants()).isTrue();
+        MemorySegment wide = Blocks.random(GgmlType.Q8_0, 3 * 64, 9);
+        for (long o = 0; o < wide.byteSize(); o += Q8_0Kernel.BYTES) {
+            for (int j = 0; j < 32; j++) {
+                wide.set(Layouts.BYTE, o + 2 + j, (byte) (j % 33 - 16));
+            }
+        }
+        assertThat(new WeightMatrix(wide, GgmlType.Q8_0, 3, 64, null, true).narrowQuants())
+                .isTrue();
+        wide.set(Layouts.BYTE, Q8_0Kernel.BYTES * 4 + 2 + 7, (byte) -17);
+        assertThatThrownBy(() -> new WeightMatrix(wide, GgmlType.Q8_0, 3, 64, null, true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-17")
+                .hasMessageContaining("block 4");
+        assertThatThrownBy(() -> new WeightMatrix(q5(1, 32, 1).data(), GgmlType.Q5_0, 1, 32, null, true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Q5_0");
     }
 
     @Test
