@@ -698,6 +698,7 @@ public final class MatMul {
     private void matMulIntegerRows(int groupStart, int groupEnd, int worker) {
         final boolean k4 = prefillType == GgmlType.Q4_K;
         final boolean narrow = prefillType == GgmlType.Q8_0;
+        final Q4_0IntegerTile.BlockTile tile = narrow ? Q8_0NarrowTile::tile : Q4_0IntegerTile::tile;
         final int tokens = Q4_0IntegerTile.TOKENS;
         final int group = Q4_0IntegerTile.GROUP;
         final short[] wq = integerWeights[worker];
@@ -755,22 +756,8 @@ public final class MatMul {
                                 int wOff = blockCols * kb * group + s;
                                 if (k4) {
                                     tileQ4K(worker, wOff, kb, s, tg, b0 + kb, xq, xd, nb, a);
-                                } else if (narrow && vectorized) {
-                                    Q8_0NarrowTile.tile(
-                                            wq,
-                                            wOff,
-                                            wd,
-                                            kb * group + s,
-                                            tokensQ8,
-                                            xq,
-                                            tokenScalesQ8,
-                                            xd,
-                                            nb,
-                                            acc,
-                                            a,
-                                            integerTileScratch[worker]);
                                 } else if (vectorized) {
-                                    Q4_0IntegerTile.tile(
+                                    tile.run(
                                             wq,
                                             wOff,
                                             wd,

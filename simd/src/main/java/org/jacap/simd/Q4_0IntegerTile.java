@@ -142,6 +142,24 @@ final class Q4_0IntegerTile {
         }
     }
 
+    /** An 8-row tile over whole blocks, {@link #tile}'s form: this one or {@link Q8_0NarrowTile#tile}. */
+    @FunctionalInterface
+    interface BlockTile {
+        void run(
+                short[] wq,
+                int wOff,
+                float[] wd,
+                int dOff,
+                short[] xq,
+                int xqOff,
+                float[] xd,
+                int xdOff,
+                int nb,
+                float[] acc,
+                int accOff,
+                short[] scratch);
+    }
+
     /**
      * 8 rows of the unpacked weights ({@code wq} from {@code wOff} = their column 0, {@code wd}
      * from {@code dOff} = their block 0) against one token group ({@code xq} from {@code xqOff} =

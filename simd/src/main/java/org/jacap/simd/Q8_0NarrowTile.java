@@ -30,8 +30,10 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Sixteen columns sum exactly in 16 bits ({@code |Σ q·x| ≤ 16·16·127 = 32,512}), so a block of
  * 32 is two such sums, added as ints; then, per row and token, {@code acc = fma(sum, dx·d, acc)} in
  * block order: the decode kernel's arithmetic ({@link Q8_0Interleaved#rowsScalar}), so a prompt's
- * logits are its tokens' decode bits, at either width and in the scalar twins. A full-range Q8_0
- * matrix would overflow after two columns and stays on the float tile.
+ * logits are its tokens' decode bits, at either width and in the scalar twins ({@link
+ * #unpackScalar}; the tile's is {@link Q4_0IntegerTile#tileScalar}, whose exact block sums do not
+ * depend on the weights' range). A full-range Q8_0 matrix would overflow after two columns and
+ * stays on the float tile.
  */
 final class Q8_0NarrowTile {
     private Q8_0NarrowTile() {}

@@ -124,9 +124,10 @@ class IntegerDotTest {
 
     /**
      * The Q8_K quantizer and rounding on vectors against their scalar twins, bit for bit, block by
-     * block of 256 at an odd offset: ordinary values, an all-zero block, ties at .5, the same largest magnitude
-     * with both signs (the first one sets the scale's sign), a negative maximum, a NaN, an
-     * infinity, a subnormal maximum (its scale overflows) and magnitudes near the float range.
+     * block of 256 at an odd offset: ordinary values, an all-zero block, ties at .5, the same
+     * largest magnitude with both signs (the first one sets the scale's sign), a negative maximum,
+     * a NaN, an infinity, a subnormal maximum (its scale overflows) and magnitudes near the float
+     * range.
      */
     @Test
     void theQ8KVectorQuantizerAndRoundingAreTheirScalarTwinsBitForBit() {
