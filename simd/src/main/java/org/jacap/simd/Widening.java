@@ -7,6 +7,7 @@ import static org.jacap.simd.Layouts.SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,13 +55,17 @@ public final class Widening {
 
     /**
      * A mapped segment of a deleted temporary file, freed with the matrix: the same segment class
-     * as the model file's, so the kernels' memory accesses stay monomorphic.
+     * as the model file's, so the kernels' memory accesses stay monomorphic. The mapping is
+     * private (copy-on-write) over a sparse file: what is written stays in memory. A shared
+     * mapping had the kernel write every dirty page to the file's disk half a minute later (the
+     * 1B shape's 0.8 GB of copies), a second of a CPU in the middle of a run.
      */
     static MemorySegment mappedScratch(long bytes) {
         try {
             Path f = Files.createTempFile("jacap-widen", ".bin");
             try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, Arena.ofAuto());
+                ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1); // the size, as a hole: no blocks
+                return ch.map(FileChannel.MapMode.PRIVATE, 0, bytes, Arena.ofAuto());
             } finally {
                 Files.deleteIfExists(f);
             }

@@ -96,6 +96,22 @@ class WideningTest {
                 .hasMessageContaining("Q5_0");
     }
 
+    /** The copies' memory: the size asked for, zeros until written (a hole of a private mapping), writable to the end. */
+    @Test
+    void scratchIsZeroedWritableMemoryOfTheSizeAsked() {
+        long bytes = 3 * 4096 + 5;
+        MemorySegment m = Widening.mappedScratch(bytes);
+        assertThat(m.byteSize()).isEqualTo(bytes);
+        for (long o = 0; o < bytes; o += 511) {
+            assertThat(m.get(Layouts.BYTE, o)).isZero();
+        }
+        m.set(Layouts.BYTE, bytes - 1, (byte) 7);
+        m.set(Layouts.BYTE, 0, (byte) -3);
+        assertThat(m.get(Layouts.BYTE, bytes - 1)).isEqualTo((byte) 7);
+        assertThat(m.get(Layouts.BYTE, 0)).isEqualTo((byte) -3);
+        assertThat(Widening.mappedScratch(bytes).get(Layouts.BYTE, bytes - 1)).isZero(); // each its own
+    }
+
     @Test
     void otherTypesAreLeftAsTheyAre() {
         try (Arena arena = Arena.ofConfined()) {
