@@ -183,9 +183,11 @@ public final class MatMul {
     private float[] tokenScalesQ8 = new float[0];
     /** Their sums per 32 (Q4_K's minimums take them). */
     private int[] tokenSumsQ8 = new int[0];
-    /** The type whose activations {@link #tokensQ8} holds (Q4_0: Q8_0, Q4_K: Q8_K). */
-    private GgmlType integerType;
-    /** The type of the matrix {@link #matMulIntegerRows} multiplies (its input may have been packed for another). */
+    /**
+     * The type of the matrix the integer prefill multiplies (Q4_0, Q4_K or a narrow Q8_0); its
+     * activation type is {@link #tokensQ8}'s, since a shared input is packed once only for matrices
+     * of one activation grid ({@link #sameInput}).
+     */
     private GgmlType prefillType;
 
     // The matrices of a multiplyShared call in flight, their first row group each (and the end).
@@ -322,6 +324,7 @@ public final class MatMul {
         } else if (integerPrefill) {
             this.cols = w.cols();
             this.batch = batch;
+            this.prefillType = w.type();
             if (!integerInputReady) {
                 int groups = (batch + Q4_0IntegerTile.TOKENS - 1) / Q4_0IntegerTile.TOKENS;
                 int n = groups * Q4_0IntegerTile.TOKENS * w.cols();
@@ -330,7 +333,6 @@ public final class MatMul {
                     tokenScalesQ8 = new float[n / 32];
                     tokenSumsQ8 = new int[n / 32];
                 }
-                this.integerType = w.type();
                 this.xs = x;
                 this.xBase = xOff;
                 pool.parallelFor(groups, integerPackTask);
@@ -373,7 +375,6 @@ public final class MatMul {
         try {
             if (integerPrefill) {
                 this.prefillCopy = w.interleaved();
-                this.prefillType = w.type();
                 int rowGroups = Q4KInterleaved.groups(rows);
                 pool.parallelForDynamic(rowGroups, grain(rowGroups, 2), integerGroupsTask);
             } else if (interleaved != null) {
@@ -670,7 +671,7 @@ public final class MatMul {
     }
 
     private void packTokensQ8(int start, int end, int worker) {
-        VecDotType type = Kernels.of(integerType).vecDotType(); // Q8_0 or Q8_K
+        VecDotType type = Kernels.of(prefillType).vecDotType(); // Q8_0 or Q8_K
         for (int g = start; g < end; g++) {
             Q4_0IntegerTile.pack(
                     tokenQuantizers[worker],

@@ -38,6 +38,10 @@ import jdk.incubator.vector.VectorSpecies;
 final class Q8_0NarrowTile {
     private Q8_0NarrowTile() {}
 
+    /** A column of a group's 32 quant bytes (one load at 512 bits, two at 256), widened to {@link #S}. */
+    private static final VectorSpecies<Byte> B = Layouts.WIDE ? B256 : B128;
+
+    private static final VectorSpecies<Short> S = Layouts.WIDE ? S512 : S256;
     private static final VectorSpecies<Short> SH = Layouts.WIDE ? S256 : S128;
     private static final VectorSpecies<Integer> I = Layouts.WIDE ? I512 : I256;
     private static final VectorSpecies<Float> F = Layouts.WIDE ? F512 : F256;
@@ -53,14 +57,12 @@ final class Q8_0NarrowTile {
      * from offset 0.
      */
     static void unpack(MemorySegment w, int g, int blocks, int b0, int nb, short[] wq, float[] wd) {
-        VectorSpecies<Byte> b = Layouts.WIDE ? B256 : B128;
-        VectorSpecies<Short> s = Layouts.WIDE ? S512 : S256;
         for (int j = 0; j < nb; j++) {
             long base = ((long) g * blocks + b0 + j) * Q8_0Interleaved.GROUP_BLOCK_BYTES;
             for (int l = 0; l < 32; l++) {
-                for (int r = 0; r < GROUP; r += b.length()) {
-                    ((ShortVector) ByteVector.fromMemorySegment(b, w, base + (long) l * GROUP + r, LE)
-                                    .convertShape(VectorOperators.B2S, s, 0))
+                for (int r = 0; r < GROUP; r += B.length()) {
+                    ((ShortVector) ByteVector.fromMemorySegment(B, w, base + (long) l * GROUP + r, LE)
+                                    .convertShape(VectorOperators.B2S, S, 0))
                             .intoArray(wq, (32 * j + l) * GROUP + r);
                 }
             }

@@ -120,10 +120,7 @@ public final class QuantizedActivations {
     private void quantizeQ8KBlock(float[] x, int s, int b) {
         float iscale = q8kScale(x, s);
         if (Float.isNaN(iscale)) {
-            d[b] = VecDotType.quantizeQ8KBlock(x, s, values, 256 * b);
-            for (int g = 8 * b; g < 8 * b + 8; g++) {
-                sums[g] = widened(g);
-            }
+            scalarBlockQ8K(x, s, b);
             return;
         }
         for (int g = 0; g < 8; g++) {
@@ -255,9 +252,14 @@ public final class QuantizedActivations {
             return;
         }
         for (int b = 0; b < n / 256; b++) {
-            d[b] = VecDotType.quantizeQ8KBlock(x, off + 256 * b, values, 256 * b);
+            scalarBlockQ8K(x, off + 256 * b, b);
         }
-        for (int g = 0; g < n / 32; g++) {
+    }
+
+    /** One Q8_K block by {@link VecDotType}'s scalar rule, and its eight sums per 32. */
+    private void scalarBlockQ8K(float[] x, int s, int b) {
+        d[b] = VecDotType.quantizeQ8KBlock(x, s, values, 256 * b);
+        for (int g = 8 * b; g < 8 * b + 8; g++) {
             sums[g] = widened(g);
         }
     }
