@@ -280,15 +280,39 @@ public final class EvictionPolicies {
      * {@code none} (a single ranking has no share to give the window).
      */
     private static FusedJacapScorer.WindowLead windowLead(Spec s, FusedJacapScorer.WindowLead byDefault) {
+        boolean shareGiven = s.values.containsKey("window_share");
         double share = s.real(byDefault == null ? 0 : byDefault.share(), "window_share");
         if (share == 0) {
-            if (s.take("window_queries") != null) {
-                throw new JacapException("'" + s.text + "': window_queries needs window_share=S");
+            if (s.take("window_queries") != null
+                    || s.take("window_share_long") != null
+                    || s.take("window_grow_from") != null) {
+                throw new JacapException(
+                        "'" + s.text + "': window_queries, window_share_long and window_grow_from need window_share=S");
             }
             return null;
         }
-        return new FusedJacapScorer.WindowLead(share, (int) s.integer(
-                byDefault == null ? FusedJacapScorer.DEFAULT_WINDOW_QUERIES : byDefault.queries(), "window_queries"));
+        int queries = (int) s.integer(
+                byDefault == null ? FusedJacapScorer.DEFAULT_WINDOW_QUERIES : byDefault.queries(), "window_queries");
+        // a share given alone stays fixed (the spelling of the fixed shares measured before the growth)
+        boolean defaultGrowth = byDefault != null && !shareGiven;
+        double longShare = s.real(defaultGrowth ? byDefault.longShare() : share, "window_share_long");
+        String from = s.take("window_grow_from");
+        int growFrom;
+        if (from == null) {
+            growFrom = byDefault != null && byDefault.growFrom() != FusedJacapScorer.WindowLead.NEVER
+                    ? byDefault.growFrom()
+                    : FusedJacapScorer.DEFAULT_WINDOW_GROW_FROM;
+        } else if (from.equalsIgnoreCase("never")) {
+            growFrom = FusedJacapScorer.WindowLead.NEVER;
+        } else {
+            try {
+                growFrom = Integer.parseInt(from);
+            } catch (NumberFormatException e) {
+                throw new JacapException("parameter 'window_grow_from' of '" + s.text
+                        + "' must be an integer or 'never', got '" + from + "'");
+            }
+        }
+        return new FusedJacapScorer.WindowLead(share, queries, longShare, growFrom);
     }
 
     /**

@@ -86,13 +86,42 @@ public record FusedJacapScorer(
 
     /**
      * SnapKV with a {@code queries}-query observation window (kernel {@link SnapKvScorer#DEFAULT_KERNEL},
-     * no value weighting) leads {@code share} of every budget beside the relevance ranking.
+     * no value weighting) leads {@code share} of every budget beside the relevance ranking. In a layer
+     * holding more than {@code growFrom} entries its share grows linearly with the entries, reaching
+     * {@code longShare} at twice {@code growFrom}, and the growth is taken from the relevance ranking's
+     * share (as much as it has): the longer the context, the more the last queries know what matters
+     * ({@code window_share_long=}, {@code window_grow_from=}; {@link #NEVER}: a fixed share).
      */
-    public record WindowLead(double share, int queries) {
+    public record WindowLead(double share, int queries, double longShare, int growFrom) {
+        /** {@code growFrom} of a share that does not grow, spelt {@code window_grow_from=never}. */
+        public static final int NEVER = Integer.MAX_VALUE;
+
         public WindowLead {
             if (!(share > 0 && share <= 1) || queries < 1) {
                 throw new JacapException("jacap: window_share must be in (0, 1] and window_queries >= 1");
             }
+            if (!(longShare >= share && longShare <= 1) || growFrom < 1) {
+                throw new JacapException(
+                        "jacap: window_share_long must be in [window_share, 1] and window_grow_from >= 1");
+            }
+            if (growFrom == NEVER || longShare == share) { // one spelling of a fixed share
+                growFrom = NEVER;
+                longShare = share;
+            }
+        }
+
+        /** A share that does not grow with the context. */
+        public WindowLead(double share, int queries) {
+            this(share, queries, share, NEVER);
+        }
+
+        /** The window's share in a layer holding {@code entries} entries, before the relevance's share caps its growth. */
+        public double shareAt(int entries) {
+            if (entries <= growFrom) {
+                return share;
+            }
+            double t = Math.min(1.0, (double) (entries - growFrom) / growFrom);
+            return share + (longShare - share) * t;
         }
 
         SnapKvScorer scorer() {
@@ -127,6 +156,9 @@ public record FusedJacapScorer(
 
     /** The observation window's queries when {@code window_share} is given without {@code window_queries}. */
     public static final int DEFAULT_WINDOW_QUERIES = 64;
+
+    /** Where a window lead's share starts to grow when {@code window_share_long} is given without {@code window_grow_from}. */
+    public static final int DEFAULT_WINDOW_GROW_FROM = 4096;
 
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
     public static final LongContext DEFAULT_LONG_CONTEXT = new LongContext(8192, 64, 96);
@@ -326,7 +358,11 @@ public record FusedJacapScorer(
                                 + spelt(longContext.reserve()))
                 + (windowLead == null // spelt out: the default has a window lead
                         ? ",window_share=0"
-                        : ",window_share=" + windowLead.share() + ",window_queries=" + windowLead.queries())
+                        : ",window_share=" + windowLead.share() + ",window_queries=" + windowLead.queries()
+                                + (windowLead.growFrom() == WindowLead.NEVER
+                                        ? ""
+                                        : ",window_share_long=" + windowLead.longShare() + ",window_grow_from="
+                                                + windowLead.growFrom()))
                 + ",heads=" + heads.spelt(); // spelt out: the default shares
     }
 
@@ -369,6 +405,12 @@ public record FusedJacapScorer(
         double[][] cap = capacity == null ? null : capacity.score(layer, ScoreTrace.NONE);
         double[][] win = windowLead == null ? null : windowLead.scorer().score(layer, ScoreTrace.NONE);
         double capShare = 1 - share - (windowLead == null ? 0 : windowLead.share());
+        // a long layer's window grows into the relevance's share; capacity's stays
+        double grown = windowLead == null
+                ? 0
+                : Math.min(share, windowLead.shareAt(layer.head(0).length()) - windowLead.share());
+        double relShare = share - grown;
+        double winShare = windowLead == null ? 0 : windowLead.share() + grown;
         int kvHeads = layer.shape().kvHeads();
         double[][] s = new double[kvHeads][];
         for (int g = 0; g < kvHeads; g++) {
@@ -378,11 +420,11 @@ public record FusedJacapScorer(
             double[] winRank = win == null ? null : ranks(win[g], n);
             s[g] = new double[n];
             for (int i = 0; i < n; i++) {
-                double a = share > 0 ? relRank[i] / share : Double.POSITIVE_INFINITY;
+                double a = relShare > 0 ? relRank[i] / relShare : Double.POSITIVE_INFINITY;
                 double b = capRank != null && capShare > 0 && capRank[i] < reserve
                         ? capRank[i] / capShare
                         : Double.POSITIVE_INFINITY;
-                double c = winRank == null ? Double.POSITIVE_INFINITY : winRank[i] / windowLead.share();
+                double c = winRank == null ? Double.POSITIVE_INFINITY : winRank[i] / winShare;
                 s[g][i] = -Math.min(a, Math.min(b, c));
             }
             if (trace.enabled()) {

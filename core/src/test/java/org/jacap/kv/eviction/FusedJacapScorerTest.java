@@ -174,6 +174,97 @@ class FusedJacapScorerTest {
         assertThat(Arrays.deepEquals(none.score(snapshot), fused)).isFalse();
     }
 
+    /** A long layer's window lead grows into the relevance's share; below its start nothing changes. */
+    @Test
+    void aGrowingWindowLeadTakesItsGrowthFromTheRelevanceShare() {
+        KvScorer accumulated = FusedJacapScorer.VALUE_AWARE_ATTENTION;
+        int n = snapshot.head(0).length();
+        FusedJacapScorer.WindowLead fixed = new FusedJacapScorer.WindowLead(0.1, 16);
+        double[][] before = new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10, null, fixed).score(snapshot);
+        // growing from n entries on: this layer is not long yet, so the same scores to the bit
+        FusedJacapScorer.WindowLead notYet = new FusedJacapScorer.WindowLead(0.1, 16, 0.5, n);
+        assertThat(new FusedJacapScorer(accumulated, capacity, 0.5, 0, 0, 10, null, notYet).score(snapshot))
+                .isDeepEqualTo(before);
+        // each row: where the growth starts, the two shares, and the shares a fixed lead needs for the
+        // same scores at n entries (binary fractions, so the same keys to the bit)
+        record Case(int growFrom, double relevanceShare, double windowShare, double relevanceThen, double windowThen) {}
+        assertThat(n).as("the cases' growth points").isEqualTo(60);
+        for (Case c : new Case[] {
+            new Case(30, 0.5, 0.125, 0.125, 0.5), // n = twice growFrom: the whole growth
+            new Case(40, 0.5, 0.125, 0.3125, 0.3125), // n = 1.5 growFrom: half of it
+            new Case(30, 0.25, 0.125, 0.0, 0.375), // the relevance gives what it has; capacity keeps 0.625
+        }) {
+            FusedJacapScorer.WindowLead growing =
+                    new FusedJacapScorer.WindowLead(c.windowShare(), 16, 0.5, c.growFrom());
+            double[][] grown = new FusedJacapScorer(accumulated, capacity, c.relevanceShare(), 0, 0, 10, null, growing)
+                    .score(snapshot);
+            FusedJacapScorer.WindowLead then = new FusedJacapScorer.WindowLead(c.windowThen(), 16);
+            double[][] same = new FusedJacapScorer(accumulated, capacity, c.relevanceThen(), 0, 0, 10, null, then)
+                    .score(snapshot);
+            assertThat(grown).as("%s", c).isDeepEqualTo(same);
+            double[][] fixedShares = new FusedJacapScorer(
+                            accumulated,
+                            capacity,
+                            c.relevanceShare(),
+                            0,
+                            0,
+                            10,
+                            null,
+                            new FusedJacapScorer.WindowLead(c.windowShare(), 16))
+                    .score(snapshot);
+            assertThat(Arrays.deepEquals(grown, fixedShares)).as("%s", c).isFalse();
+        }
+    }
+
+    @Test
+    void aWindowLeadsShareGrowsLinearlyFromItsStartToTwiceIt() {
+        FusedJacapScorer.WindowLead lead = new FusedJacapScorer.WindowLead(0.1, 64, 0.5, 4096);
+        assertThat(lead.shareAt(1024)).isEqualTo(0.1);
+        assertThat(lead.shareAt(4096)).isEqualTo(0.1);
+        assertThat(lead.shareAt(6144)).isCloseTo(0.3, org.assertj.core.data.Offset.offset(1e-15));
+        assertThat(lead.shareAt(8064)).isCloseTo(0.1 + 0.4 * 3968 / 4096, org.assertj.core.data.Offset.offset(1e-15));
+        assertThat(lead.shareAt(8192)).isEqualTo(0.5);
+        assertThat(lead.shareAt(1 << 20)).isEqualTo(0.5);
+        // a share that does not grow has one form, however it is spelt
+        assertThat(new FusedJacapScorer.WindowLead(0.2, 64, 0.2, 512))
+                .isEqualTo(new FusedJacapScorer.WindowLead(0.2, 64))
+                .isEqualTo(new FusedJacapScorer.WindowLead(0.2, 64, 0.7, FusedJacapScorer.WindowLead.NEVER));
+        assertThat(new FusedJacapScorer.WindowLead(0.2, 64).shareAt(1 << 20)).isEqualTo(0.2);
+    }
+
+    @Test
+    void aGrowingWindowLeadParsesBackAndRefusesBadValues() {
+        FusedJacapScorer growing = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share_long=0.5");
+        assertThat(growing.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64, 0.5, 4096));
+        assertThat(growing.spec())
+                .contains(",window_share=0.1,window_queries=64,window_share_long=0.5,window_grow_from=4096,");
+        assertThat(EvictionPolicies.scorer(growing.spec())).isEqualTo(growing);
+        FusedJacapScorer own = (FusedJacapScorer)
+                EvictionPolicies.scorer("jacap:window_share=0.2,window_share_long=0.4,window_grow_from=2048");
+        assertThat(own.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.2, 64, 0.4, 2048));
+        assertThat(EvictionPolicies.scorer(own.spec())).isEqualTo(own);
+        // a share given alone stays fixed: the spelling docs/eviction.md measured at 8k
+        FusedJacapScorer fixed = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0.5,share=0.135");
+        assertThat(fixed.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.5, 64));
+        assertThat(fixed.spec()).doesNotContain("window_share_long");
+        FusedJacapScorer never =
+                (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share_long=0.5,window_grow_from=never");
+        assertThat(never.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share_long=0.05"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("window_share_long must be in [window_share, 1]");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share_long=0.5,window_grow_from=0"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("window_grow_from >= 1");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share_long=0.5,window_grow_from=4k"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("'window_grow_from'")
+                .hasMessageContaining("an integer or 'never'");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share=0,window_share_long=0.5"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("need window_share=S");
+    }
+
     @Test
     void theWindowLeadIsATenthByDefaultParsesBackAndRefusesBadShares() {
         FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
@@ -198,7 +289,7 @@ class FusedJacapScorerTest {
         assertThat(EvictionPolicies.scorer(q32.spec())).isEqualTo(q32);
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share=0,window_queries=32"))
                 .isInstanceOf(JacapException.class)
-                .hasMessageContaining("window_queries needs window_share=S");
+                .hasMessageContaining("window_queries, window_share_long and window_grow_from need window_share=S");
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:share=0.8,window_share=0.3"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("share + window_share <= 1");
