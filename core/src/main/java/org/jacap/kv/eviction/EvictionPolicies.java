@@ -277,7 +277,10 @@ public final class EvictionPolicies {
      * The fused scorer's own observation window: {@code window_share=S} ({@code 0}: none), with
      * {@code window_queries} ({@link FusedJacapScorer#DEFAULT_WINDOW_QUERIES} unless given); unless
      * given, the default's window lead where both rankings take part and none where one is
-     * {@code none} (a single ranking has no share to give the window).
+     * {@code none} (a single ranking has no share to give the window). Its growth,
+     * {@code window_share_long=L} and {@code window_grow_from=N|never}: the default's unless
+     * {@code window_share} is given, which alone stays fixed; {@code N} is
+     * {@link FusedJacapScorer#DEFAULT_WINDOW_GROW_FROM} where only {@code L} is given.
      */
     private static FusedJacapScorer.WindowLead windowLead(Spec s, FusedJacapScorer.WindowLead byDefault) {
         boolean shareGiven = s.values.containsKey("window_share");

@@ -250,6 +250,9 @@ class FusedJacapScorerTest {
         FusedJacapScorer never =
                 (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share_long=0.5,window_grow_from=never");
         assertThat(never.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
+        assertThat(((FusedJacapScorer) EvictionPolicies.scorer("jacap:window_grow_from=never")).windowLead())
+                .as("the default's tenth without its growth")
+                .isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:window_share_long=0.05"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("window_share_long must be in [window_share, 1]");
@@ -268,18 +271,25 @@ class FusedJacapScorerTest {
     @Test
     void theWindowLeadIsATenthByDefaultParsesBackAndRefusesBadShares() {
         FusedJacapScorer d = (FusedJacapScorer) EvictionPolicies.scorer("jacap");
-        assertThat(d.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
-        assertThat(d.spec()).endsWith(",window_share=0.1,window_queries=64,heads=capacity");
+        // a tenth up to 4,096 entries, growing to half at 8,192 (since 2026-12-07)
+        assertThat(d.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64, 0.5, 4096));
+        assertThat(d.spec())
+                .endsWith(
+                        ",window_share=0.1,window_queries=64,window_share_long=0.5,window_grow_from=4096,heads=capacity");
         assertThat(EvictionPolicies.scorer(d.spec())).isEqualTo(d);
-        // the rows docs/eviction.md measured as the candidate are the default's
-        assertThat(EvictionPolicies.scorer("jacap:share=0.535,window_share=0.1"))
+        assertThat(EvictionPolicies.scorer(
+                        "jacap:share=0.535,window_share=0.1,window_share_long=0.5,window_grow_from=4096"))
                 .isEqualTo(d);
+        // the fixed tenth docs/eviction.md measured up to 4,096 entries is the default there, to the bit
+        FusedJacapScorer tenth = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.535,window_share=0.1");
+        assertThat(tenth.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 64));
+        assertThat(tenth.score(snapshot)).isDeepEqualTo(d.score(snapshot));
         FusedJacapScorer off = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_share=0");
         assertThat(off.windowLead()).isNull();
         assertThat(off.spec()).endsWith(",window_share=0,heads=capacity");
         assertThat(EvictionPolicies.scorer(off.spec())).isEqualTo(off);
         FusedJacapScorer q16 = (FusedJacapScorer) EvictionPolicies.scorer("jacap:window_queries=16");
-        assertThat(q16.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 16));
+        assertThat(q16.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.1, 16, 0.5, 4096));
         FusedJacapScorer led = (FusedJacapScorer) EvictionPolicies.scorer("jacap:share=0.5,window_share=0.25");
         assertThat(led.windowLead()).isEqualTo(new FusedJacapScorer.WindowLead(0.25, 64));
         assertThat(led.spec()).endsWith(",window_share=0.25,window_queries=64,heads=capacity");
