@@ -38,9 +38,8 @@ import org.jacap.kv.eviction.math.TopK;
  * on 100 windows of both models at 1,024 a tenth taken from the attention's share kept more passkeys at 0.9.
  * Since 2026-12-07 the window's share grows past 4,096 entries to half at 8,192, out of the attention's
  * share ({@link WindowLead#shareAt}): at 8k on 8 windows of both models half the budget led by the
- * window had the lower KL at 0.9 (SmolLM2 0.0219 against 0.0377, Gemma 3 0.0429 against 0.0529) with
- * every passkey, where at 1,024 it cost 15-60% more KL (docs/eviction.md, "The window's share grows
- * with the context").
+ * window had the lower KL at 0.9 (SmolLM2 0.0223 against 0.0377, Gemma 3 0.0429 against 0.0529),
+ * where at 1,024 it cost 15-60% more KL (docs/eviction.md, "The window's share grows with the context").
  *
  * <p>Two uses, two forms (since 2026-12-07). Where a prompt is compressed once by a ratio, what a
  * later question asks must survive: a layer's KV heads share its budget AdaKV-style by the capacity
@@ -262,8 +261,8 @@ public record FusedJacapScorer(
      * 4,096 entries, and from there a share growing to 50% at 8,192 entries (since 2026-12-07). On
      * 100 windows of both real models at 1,024 the tenth kept more passkeys at ratio 0.9 (Gemma 3 0.51
      * → 0.58, SmolLM2 0.29 → 0.34) and lowered SmolLM2's KL at every ratio, Gemma's within 0.002; at
-     * 6,144 and 8,192 the growing share had the lower KL in 8 of 12 cells, 2 level, with as many
-     * passkeys or more (8 windows per model and length; docs/eviction.md).
+     * 6,144 and 8,192 the growing share had the lower KL in 8 of 12 cells, 2 level, and the same
+     * passkeys but one more and one fewer (8 windows per model and length; docs/eviction.md).
      */
     public static final WindowLead DEFAULT_WINDOW_LEAD =
             new WindowLead(0.1, DEFAULT_WINDOW_QUERIES, 0.5, DEFAULT_WINDOW_GROW_FROM);
