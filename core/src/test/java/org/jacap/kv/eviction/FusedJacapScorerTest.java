@@ -2,6 +2,7 @@ package org.jacap.kv.eviction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.data.Offset.offset;
 
 import java.util.Arrays;
 import java.util.stream.IntStream;
@@ -221,8 +222,8 @@ class FusedJacapScorerTest {
         FusedJacapScorer.WindowLead lead = new FusedJacapScorer.WindowLead(0.1, 64, 0.5, 4096);
         assertThat(lead.shareAt(1024)).isEqualTo(0.1);
         assertThat(lead.shareAt(4096)).isEqualTo(0.1);
-        assertThat(lead.shareAt(6144)).isCloseTo(0.3, org.assertj.core.data.Offset.offset(1e-15));
-        assertThat(lead.shareAt(8064)).isCloseTo(0.1 + 0.4 * 3968 / 4096, org.assertj.core.data.Offset.offset(1e-15));
+        assertThat(lead.shareAt(6144)).isCloseTo(0.3, offset(1e-15));
+        assertThat(lead.shareAt(8064)).isCloseTo(0.1 + 0.4 * 3968 / 4096, offset(1e-15));
         assertThat(lead.shareAt(8192)).isEqualTo(0.5);
         assertThat(lead.shareAt(1 << 20)).isEqualTo(0.5);
         // a share that does not grow has one form, however it is spelt
