@@ -280,7 +280,7 @@ public final class EvictionPolicies {
      * {@code none} (a single ranking has no share to give the window). Its growth,
      * {@code window_share_long=L} and {@code window_grow_from=N|never}: the default's unless
      * {@code window_share} is given, which alone stays fixed; {@code N} is
-     * {@link FusedJacapScorer#DEFAULT_WINDOW_GROW_FROM} where only {@code L} is given.
+     * {@link FusedJacapScorer#DEFAULT_WINDOW_GROW_FROM} unless given.
      */
     private static FusedJacapScorer.WindowLead windowLead(Spec s, FusedJacapScorer.WindowLead byDefault) {
         boolean shareGiven = s.values.containsKey("window_share");
@@ -302,9 +302,7 @@ public final class EvictionPolicies {
         String from = s.take("window_grow_from");
         int growFrom;
         if (from == null) {
-            growFrom = byDefault != null && byDefault.growFrom() != FusedJacapScorer.WindowLead.NEVER
-                    ? byDefault.growFrom()
-                    : FusedJacapScorer.DEFAULT_WINDOW_GROW_FROM;
+            growFrom = FusedJacapScorer.DEFAULT_WINDOW_GROW_FROM; // the default's (a fixed share ignores it)
         } else if (from.equalsIgnoreCase("never")) {
             growFrom = FusedJacapScorer.WindowLead.NEVER;
         } else {

@@ -161,7 +161,7 @@ public record FusedJacapScorer(
     /** The observation window's queries when {@code window_share} is given without {@code window_queries}. */
     public static final int DEFAULT_WINDOW_QUERIES = 64;
 
-    /** Where a window lead's share starts to grow when {@code window_share_long} is given without {@code window_grow_from}. */
+    /** Where a window lead's share starts to grow unless {@code window_grow_from} says otherwise (the default's too). */
     public static final int DEFAULT_WINDOW_GROW_FROM = 4096;
 
     /** The long-context regime {@code long_from=N} gives unless told otherwise: a 64-query window and a reserve of 96 (here from 8,192 entries). */
