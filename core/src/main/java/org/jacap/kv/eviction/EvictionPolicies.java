@@ -45,12 +45,13 @@ public final class EvictionPolicies {
             new Entry("jacap-observed", s -> JacapScorer.observed()),
             new Entry("none", s -> null));
 
-    /** The fused {@code jacap}'s capacity rankings ({@code capacity=}); {@code none}: relevance alone. */
+    /** The fused {@code jacap}'s capacity rankings ({@code capacity=}; keydiff and expected as ablations); {@code none}: relevance alone. */
     private static final List<Entry> CAPACITY_REGISTRY = List.of(
             new Entry("jacap-paper", s -> JacapScorer.defaults()),
             new Entry("jacap-observed", s -> JacapScorer.observed()),
             new Entry("capkv", s -> CapKvScorer.defaults()),
             new Entry("keydiff", s -> KeyDiffScorer.defaults()),
+            new Entry("expected", s -> ExpectedAttentionScorer.defaults()),
             new Entry("none", s -> null));
 
     /** The fused {@code jacap}'s {@code relevance=} values (from its registry). */
@@ -248,7 +249,9 @@ public final class EvictionPolicies {
         KvScorer relevance = pick(RELEVANCE_REGISTRY, d.relevance().name(), s, "relevance");
         KvScorer capacity = pick(CAPACITY_REGISTRY, d.capacity().name(), s, "capacity");
         boolean reserveGiven = s.values.containsKey("reserve");
+        boolean kernelGiven = s.values.containsKey("capacity_kernel");
         int reserve = s.count(d.reserve(), FusedJacapScorer.UNBOUNDED, "reserve");
+        int capacityKernel = (int) s.integer(d.capacityKernel(), "capacity_kernel");
         return new FusedJacapScorer(
                 relevance,
                 capacity,
@@ -260,7 +263,10 @@ public final class EvictionPolicies {
                 windowLead(s, relevance != null && capacity != null ? d.windowLead() : null),
                 headBudgets(s, d.heads()),
                 // a reserve asked for holds under a budget too, unless budget_reserve says otherwise
-                s.count(reserveGiven ? reserve : d.budgetReserve(), FusedJacapScorer.UNBOUNDED, "budget_reserve"));
+                s.count(reserveGiven ? reserve : d.budgetReserve(), FusedJacapScorer.UNBOUNDED, "budget_reserve"),
+                capacityKernel,
+                // likewise a kernel asked for holds under a budget, unless budget_kernel says otherwise
+                (int) s.integer(kernelGiven ? capacityKernel : d.budgetKernel(), "budget_kernel"));
     }
 
     /** {@code heads=uniform|capacity|attention}: how a layer's KV heads share its budget. */

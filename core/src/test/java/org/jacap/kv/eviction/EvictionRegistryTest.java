@@ -36,7 +36,7 @@ class EvictionRegistryTest {
                 java.util.List.of("snapkv", "tova", "h2o", "jacap-observed", "none"),
                 EvictionPolicies.FUSED_RELEVANCES);
         assertEquals(
-                java.util.List.of("jacap-paper", "jacap-observed", "capkv", "keydiff", "none"),
+                java.util.List.of("jacap-paper", "jacap-observed", "capkv", "keydiff", "expected", "none"),
                 EvictionPolicies.FUSED_CAPACITIES);
         for (String relevance : EvictionPolicies.FUSED_RELEVANCES) {
             for (String capacity : EvictionPolicies.FUSED_CAPACITIES) {
@@ -55,7 +55,8 @@ class EvictionRegistryTest {
             }
         }
         JacapException e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("jacap:capacity=tova"));
-        assertTrue(e.getMessage().contains("jacap-paper, jacap-observed, capkv, keydiff, none"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("jacap-paper, jacap-observed, capkv, keydiff, expected, none"), e.getMessage());
         e = assertThrows(JacapException.class, () -> EvictionPolicies.scorer("greedy:weights=knorm"));
         assertTrue(e.getMessage().contains("jacap-paper, capkv, jacap"), e.getMessage());
         assertEquals(

@@ -45,10 +45,13 @@ class EvictionSettingsTest {
         FusedJacapScorer form = (FusedJacapScorer) bounded.policy().scorer();
         assertThat(bounded.policy().allocator()).isEqualTo(new UniformAllocator());
         assertThat(form.heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
+        assertThat(form.capacityKernel())
+                .isEqualTo(FusedJacapScorer.DEFAULT_BUDGET_KERNEL)
+                .isEqualTo(1);
         assertThat(form.reserve())
                 .isEqualTo(FusedJacapScorer.DEFAULT_BUDGET_RESERVE)
                 .isEqualTo(48);
-        assertThat(form).isEqualTo(EvictionPolicies.scorer("jacap:heads=uniform,reserve=48"));
+        assertThat(form).isEqualTo(EvictionPolicies.scorer("jacap:heads=uniform,reserve=48,capacity_kernel=1"));
         assertThat(bounded.headCapacity(4)).isEqualTo(144);
         // ... an allocator asked for apart from the scorer stays, beside the scorer's budget form ...
         EvictionPolicy asked = new EvictionPolicy(shares.scorer(), new AdaKvAllocator(0.5));

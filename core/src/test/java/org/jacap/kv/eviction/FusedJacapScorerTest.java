@@ -473,7 +473,8 @@ class FusedJacapScorerTest {
         assertThat(EvictionPolicies.scorer(twoReserves.spec())).isEqualTo(twoReserves);
         assertThat(twoReserves.underBudget().reserve()).isEqualTo(16);
         assertThat(twoReserves.underBudget().heads()).isEqualTo(FusedJacapScorer.HeadBudgets.UNIFORM);
-        FusedJacapScorer evenOnly = (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=uniform,reserve=48");
+        FusedJacapScorer evenOnly =
+                (FusedJacapScorer) EvictionPolicies.scorer("jacap:heads=uniform,reserve=48,capacity_kernel=1");
         assertThat(evenOnly.underBudget()).isSameAs(evenOnly);
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:budget_reserve=-1"))
                 .isInstanceOf(JacapException.class);
@@ -518,5 +519,76 @@ class FusedJacapScorerTest {
         assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:relevance=keydiff"))
                 .isInstanceOf(JacapException.class)
                 .hasMessageContaining("snapkv, tova, h2o, jacap-observed, none");
+    }
+
+    @Test
+    void averagePoolingTakesEachEntrysNeighboursAndLeavesTheSinks() {
+        double[] x = {9, 9, 1, 2, 3, 10, 0};
+        assertThat(FusedJacapScorer.averagePool(x, 3, 2)).containsExactly(9, 9, 1.5, 2, 5, 13.0 / 3, 5);
+        assertThat(FusedJacapScorer.averagePool(x, 5, 2)).containsExactly(9, 9, 2, 4, 3.2, 15.0 / 4, 13.0 / 3);
+        assertThat(FusedJacapScorer.averagePool(x, 1, 2)).containsExactly(x);
+        assertThat(FusedJacapScorer.averagePool(new double[] {5, 1}, 3, 2)).containsExactly(5, 1);
+    }
+
+    @Test
+    void aCapacityKernelRanksByTheNeighbourhoodsMeanCapacity() {
+        double[][] cap = capacity.score(snapshot);
+        int sinks = 4;
+        for (int kernel : new int[] {1, 3, 5}) {
+            double[][] fused = new FusedJacapScorer(
+                            relevance,
+                            capacity,
+                            0.0,
+                            sinks,
+                            0,
+                            FusedJacapScorer.UNBOUNDED,
+                            null,
+                            null,
+                            FusedJacapScorer.HeadBudgets.UNIFORM,
+                            FusedJacapScorer.UNBOUNDED,
+                            kernel,
+                            kernel)
+                    .score(snapshot);
+            for (int g = 0; g < 2; g++) {
+                double[] pooled = FusedJacapScorer.averagePool(cap[g], kernel, sinks);
+                for (int i = 0; i < sinks; i++) {
+                    pooled[i] = Double.POSITIVE_INFINITY; // the fused scorer's own sinks lead
+                }
+                for (int k : new int[] {6, 13, 30}) {
+                    assertThat(top(fused[g], k)).as("kernel %d k=%d", kernel, k).containsExactly(top(pooled, k));
+                }
+            }
+        }
+        // pooling changes what a budget keeps here, so the test above is not vacuous
+        double[] plain = FusedJacapScorer.averagePool(cap[0], 1, sinks);
+        double[] wide = FusedJacapScorer.averagePool(cap[0], 5, sinks);
+        assertThat(top(wide, 13)).isNotEqualTo(top(plain, 13));
+    }
+
+    @Test
+    void capacityKernelIsParsedSpeltAndChecked() {
+        FusedJacapScorer pooled = (FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity_kernel=5");
+        assertThat(pooled.capacityKernel()).isEqualTo(5);
+        assertThat(pooled.spec()).contains(",capacity_kernel=5,budget_kernel=5,");
+        assertThat(EvictionPolicies.scorer(pooled.spec())).isEqualTo(pooled);
+        // a kernel asked for holds under a budget too, unless budget_kernel says otherwise
+        assertThat(pooled.underBudget().capacityKernel()).isEqualTo(5);
+        FusedJacapScorer split = (FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity_kernel=5,budget_kernel=3");
+        assertThat(split.underBudget().capacityKernel()).isEqualTo(3);
+        assertThat(EvictionPolicies.scorer(split.spec())).isEqualTo(split);
+        // the default pools 17 entries where a prompt is compressed by a ratio, none under a budget
+        FusedJacapScorer d = FusedJacapScorer.defaults();
+        assertThat(d.spec()).contains(",capacity_kernel=17,budget_kernel=1,");
+        assertThat(EvictionPolicies.scorer("jacap")).isEqualTo(d);
+        assertThat(d.underBudget().capacityKernel()).isEqualTo(FusedJacapScorer.DEFAULT_BUDGET_KERNEL);
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:capacity_kernel=4"))
+                .isInstanceOf(JacapException.class)
+                .hasMessage("jacap: capacity_kernel and budget_kernel must be odd and >= 1, got 4 and 4");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:budget_kernel=2"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("must be odd");
+        assertThatThrownBy(() -> EvictionPolicies.scorer("jacap:capacity_kernel=0"))
+                .isInstanceOf(JacapException.class)
+                .hasMessageContaining("got 0 and 0");
     }
 }
