@@ -42,6 +42,11 @@ public record CapKvScorer(int nSink, double tau, double epsilon, double sinkBonu
     }
 
     @Override
+    public int protectedSinks() {
+        return nSink;
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.of(nSink, 0, QueryStatistic.PRE_ROPE_MEAN);
     }

@@ -35,6 +35,11 @@ public record ExpectedAttentionScorer(int nSink, double epsilon, boolean useVnor
     }
 
     @Override
+    public int protectedSinks() {
+        return nSink;
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         EnumSet<QueryStatistic> needs = EnumSet.of(QueryStatistic.PRE_ROPE_MEAN);
         if (useCovariance) {

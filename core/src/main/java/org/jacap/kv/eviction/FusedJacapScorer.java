@@ -548,13 +548,15 @@ public record FusedJacapScorer(
 
     /**
      * Each head's capacity scores averaged over the {@code capacityKernel} entries centred on each
-     * (fewer at the ends; the sinks neither pooled nor pooled into): a run of entries that all carry
-     * capacity, such as a span of text the model could not predict, outranks a lone high entry.
+     * (fewer at the ends; the sinks, this scorer's and the capacity scorer's own, neither pooled nor
+     * pooled into): a run of entries that all carry capacity, such as a span of text the model could
+     * not predict, outranks a lone high entry.
      */
     private double[][] pooled(double[][] cap) {
         double[][] out = new double[cap.length][];
+        int from = Math.max(sinks, capacity.protectedSinks());
         for (int g = 0; g < cap.length; g++) {
-            out[g] = averagePool(cap[g], capacityKernel, Math.min(sinks, cap[g].length));
+            out[g] = averagePool(cap[g], capacityKernel, Math.min(from, cap[g].length));
         }
         return out;
     }

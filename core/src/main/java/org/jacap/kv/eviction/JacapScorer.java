@@ -70,6 +70,11 @@ public record JacapScorer(
     }
 
     @Override
+    public int protectedSinks() {
+        return nSink;
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         EnumSet<QueryStatistic> needs = EnumSet.of(
                 QueryStatistic.PRE_ROPE_MEAN,

@@ -52,6 +52,14 @@ public sealed interface KvScorer
         return this;
     }
 
+    /**
+     * How many leading entries this scorer protects as sinks: their scores are priorities, not
+     * measurements, so a scorer that pools another's scores ({@code jacap:capacity_kernel}) leaves them out.
+     */
+    default int protectedSinks() {
+        return 0;
+    }
+
     /** What the forward pass must gather for this scorer. */
     StatisticsSpec statistics();
 

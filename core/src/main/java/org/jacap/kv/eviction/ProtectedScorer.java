@@ -35,6 +35,11 @@ public record ProtectedScorer(KvScorer base, int sinks, int recent) implements K
     }
 
     @Override
+    public int protectedSinks() {
+        return Math.max(sinks, base.protectedSinks());
+    }
+
+    @Override
     public KvScorer underBudget() {
         KvScorer b = base.underBudget();
         return b.equals(base) ? this : new ProtectedScorer(b, sinks, recent);

@@ -566,6 +566,37 @@ class FusedJacapScorerTest {
     }
 
     @Test
+    void aCapacityKernelLeavesTheCapacityScorersOwnSinksOutOfItsAverages() {
+        // no sinks of its own: the capacity scorer's 4 protected sinks must still not be averaged
+        // into their neighbours (their scores are priorities above every measured capacity)
+        double[][] cap = capacity.score(snapshot);
+        assertThat(capacity.protectedSinks()).isEqualTo(4);
+        double[][] fused = new FusedJacapScorer(
+                        relevance,
+                        capacity,
+                        0.0,
+                        0,
+                        0,
+                        FusedJacapScorer.UNBOUNDED,
+                        null,
+                        null,
+                        FusedJacapScorer.HeadBudgets.UNIFORM,
+                        FusedJacapScorer.UNBOUNDED,
+                        5,
+                        5)
+                .score(snapshot);
+        for (int g = 0; g < 2; g++) {
+            double[] pooled = FusedJacapScorer.averagePool(cap[g], 5, 4);
+            double[] leaky = FusedJacapScorer.averagePool(cap[g], 5, 0);
+            for (int k : new int[] {6, 13, 30}) {
+                assertThat(top(fused[g], k)).as("k=%d", k).containsExactly(top(pooled, k));
+            }
+            // averaged from 0, the sinks' priorities lift their neighbours: what the test rules out
+            assertThat(top(leaky, 8)).isNotEqualTo(top(pooled, 8));
+        }
+    }
+
+    @Test
     void capacityKernelIsParsedSpeltAndChecked() {
         FusedJacapScorer pooled = (FusedJacapScorer) EvictionPolicies.scorer("jacap:capacity_kernel=5");
         assertThat(pooled.capacityKernel()).isEqualTo(5);
