@@ -37,6 +37,11 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
     }
 
     @Override
+    public int protectedSinks() {
+        return weights.protectedSinks(); // its picks protect the sinks of the scorer whose weights it uses
+    }
+
+    @Override
     public double[][] score(LayerSnapshot layer, ScoreTrace trace) {
         AttentionShape shape = layer.shape();
         int hq = shape.queryHeads();

@@ -571,6 +571,11 @@ class FusedJacapScorerTest {
         // into their neighbours (their scores are priorities above every measured capacity)
         double[][] cap = capacity.score(snapshot);
         assertThat(capacity.protectedSinks()).isEqualTo(4);
+        assertThat(EvictionPolicies.scorer("greedy").protectedSinks()).isEqualTo(4);
+        assertThat(EvictionPolicies.scorer("tova").protectedSinks()).isZero();
+        assertThat(EvictionPolicies.scorer("capkv:protect_sinks=8,protect_recent=0")
+                        .protectedSinks())
+                .isEqualTo(8);
         double[][] fused = new FusedJacapScorer(
                         relevance,
                         capacity,
