@@ -51,17 +51,15 @@ public record GreedyLogDetScorer(KvScorer weights, int maxPicks) implements KvSc
                 w[row] = values;
             }
         });
-        int nSink;
+        int nSink = weights.protectedSinks();
         double sinkBonus;
         double ridge;
         switch (weights) {
             case CapKvScorer c -> {
-                nSink = c.nSink();
                 sinkBonus = c.sinkBonus();
                 ridge = c.ablation().ridge();
             }
             case JacapScorer j -> {
-                nSink = j.nSink();
                 sinkBonus = j.sinkBonus();
                 ridge = j.ablation().ridge();
             }

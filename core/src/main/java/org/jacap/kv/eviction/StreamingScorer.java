@@ -20,6 +20,11 @@ public record StreamingScorer(int nSink) implements KvScorer {
     }
 
     @Override
+    public int protectedSinks() {
+        return nSink;
+    }
+
+    @Override
     public StatisticsSpec statistics() {
         return StatisticsSpec.NOTHING;
     }

@@ -530,25 +530,30 @@ class FusedJacapScorerTest {
         assertThat(FusedJacapScorer.averagePool(new double[] {5, 1}, 3, 2)).containsExactly(5, 1);
     }
 
+    /** The fused scores with the capacity ranking alone (share 0), no reserve, the kernel in both forms. */
+    private double[][] capacityOnly(int sinks, int kernel) {
+        return new FusedJacapScorer(
+                        relevance,
+                        capacity,
+                        0.0,
+                        sinks,
+                        0,
+                        FusedJacapScorer.UNBOUNDED,
+                        null,
+                        null,
+                        FusedJacapScorer.HeadBudgets.UNIFORM,
+                        FusedJacapScorer.UNBOUNDED,
+                        kernel,
+                        kernel)
+                .score(snapshot);
+    }
+
     @Test
     void aCapacityKernelRanksByTheNeighbourhoodsMeanCapacity() {
         double[][] cap = capacity.score(snapshot);
         int sinks = 4;
         for (int kernel : new int[] {1, 3, 5}) {
-            double[][] fused = new FusedJacapScorer(
-                            relevance,
-                            capacity,
-                            0.0,
-                            sinks,
-                            0,
-                            FusedJacapScorer.UNBOUNDED,
-                            null,
-                            null,
-                            FusedJacapScorer.HeadBudgets.UNIFORM,
-                            FusedJacapScorer.UNBOUNDED,
-                            kernel,
-                            kernel)
-                    .score(snapshot);
+            double[][] fused = capacityOnly(sinks, kernel);
             for (int g = 0; g < 2; g++) {
                 double[] pooled = FusedJacapScorer.averagePool(cap[g], kernel, sinks);
                 for (int i = 0; i < sinks; i++) {
@@ -573,23 +578,12 @@ class FusedJacapScorerTest {
         assertThat(capacity.protectedSinks()).isEqualTo(4);
         assertThat(EvictionPolicies.scorer("greedy").protectedSinks()).isEqualTo(4);
         assertThat(EvictionPolicies.scorer("tova").protectedSinks()).isZero();
+        assertThat(EvictionPolicies.scorer("streaming").protectedSinks()).isEqualTo(4);
+        assertThat(EvictionPolicies.scorer("jacap:sinks=6").protectedSinks()).isEqualTo(6);
         assertThat(EvictionPolicies.scorer("capkv:protect_sinks=8,protect_recent=0")
                         .protectedSinks())
                 .isEqualTo(8);
-        double[][] fused = new FusedJacapScorer(
-                        relevance,
-                        capacity,
-                        0.0,
-                        0,
-                        0,
-                        FusedJacapScorer.UNBOUNDED,
-                        null,
-                        null,
-                        FusedJacapScorer.HeadBudgets.UNIFORM,
-                        FusedJacapScorer.UNBOUNDED,
-                        5,
-                        5)
-                .score(snapshot);
+        double[][] fused = capacityOnly(0, 5);
         for (int g = 0; g < 2; g++) {
             double[] pooled = FusedJacapScorer.averagePool(cap[g], 5, 4);
             double[] leaky = FusedJacapScorer.averagePool(cap[g], 5, 0);
