@@ -20,10 +20,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Whether the core issues float FMAs and 16-bit integer multiply-adds side by side: one thread,
  * twelve independent chains at the CPU's preferred width, all float FMAs ({@code fma}), all 16-bit
- * multiply-then-add ({@code mac16}, the integer prefill tiles' inner step) or six of each
- * interleaved ({@code mixed}). {@code macs} counts one multiply-add per lane. If {@code mixed}
- * beats both pure forms, a prefill tile that gives some rows to each unit would gain; if it sits
- * between them, the two share a pipe.
+ * multiply-then-add ({@code mac16}, the integer prefill tiles' inner step; the multiply sits in
+ * the chain because with constant operands C2 would hoist it out of the loop) or six of each
+ * interleaved ({@code mixed}). The chains repeat {@link FmaPeakBenchmark}'s at this class's width:
+ * the Vector API compiles a loop to vector instructions only where its species is a constant.
+ * {@code macs} counts one multiply-add per lane. If {@code mixed} beats both pure forms, a prefill
+ * tile that gives some rows to each unit would gain; if it sits between them, the two share a pipe.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
