@@ -36,8 +36,9 @@ import jdk.incubator.vector.VectorOperators;
  * {@code b} at {@code 384·b}), then their quants and scales (4,480 bytes each, at
  * {@code 384·B + 4480·b}), so the minimums' pass ({@link #minimumsWide}) reads one run of bytes
  * instead of 256 bytes every 4,864, which the hardware prefetchers do not follow. For the same
- * reason each chunk's scales sit just before its quants, so the quants' pass only reads forward
- * (with the scales after all the quants it jumps ahead and back every chunk):
+ * reason each chunk's scales sit just before its quants and are loaded first, so the quants' pass
+ * only reads forward (loaded after the quants, the scales cost 12-17% of the decode's rate from
+ * memory; docs/performance.md, 2026-12-08):
  * <pre>
  *   minimums part  bytes    0..255   m[j][r]     6-bit minimum of sub-block j of row r
  *                  bytes  256..383   dmin[r]     f32 super-scale of the minimums
@@ -261,7 +262,17 @@ final class Q4KInterleaved {
             IntVector is1 = IntVector.zero(I512);
             for (int c = 0; c < 4; c++) {
                 int xo = 256 * b + 64 * c;
-                // quants(c) and scale(2c) written out: groupWide is past C2's inlining budget (Q6KInterleaved.quant)
+                // the chunk's scales first, in address order (class notes); quants(c) and scale(2c) written
+                // out: groupWide is past C2's inlining budget (Q6KInterleaved.quant)
+                long so = base + (long) CHUNK_BYTES * c;
+                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
+                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS + 16, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
                 long qo = base + (long) CHUNK_BYTES * c + 2 * ROWS;
                 // products of 16 columns each, in 16-bit lanes: a = sub-block 2c, b = 2c+1
                 ShortVector a0 = ShortVector.zero(S512);
@@ -292,15 +303,6 @@ final class Q4KInterleaved {
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 0));
                 IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I512, 1))
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I512, 1));
-                long so = base + (long) CHUNK_BYTES * c;
-                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
-                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
-                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
-                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B128, w, so + ROWS + 16, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I512, 0);
                 is0 = sa.mul(sca).add(sb.mul(scb)).add(is0);
                 is1 = ta.mul(tca).add(tb.mul(tcb)).add(is1);
             }
@@ -344,6 +346,16 @@ final class Q4KInterleaved {
             IntVector is1 = IntVector.zero(I256);
             for (int c = 0; c < 4; c++) {
                 int xo = 256 * b + 64 * c;
+                // the scales first, in address order (see groupWide)
+                long so = base + (long) CHUNK_BYTES * c + lane0;
+                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
+                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS + 8, LE)
+                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
                 long qo = base + (long) CHUNK_BYTES * c + 2 * ROWS + lane0;
                 ShortVector a0 = ShortVector.zero(S256);
                 ShortVector b0 = ShortVector.zero(S256);
@@ -373,15 +385,6 @@ final class Q4KInterleaved {
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 0));
                 IntVector tb = ((IntVector) b0.convertShape(VectorOperators.S2I, I256, 1))
                         .add((IntVector) b1.convertShape(VectorOperators.S2I, I256, 1));
-                long so = base + (long) CHUNK_BYTES * c + lane0;
-                IntVector sca = (IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
-                IntVector tca = (IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
-                IntVector scb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
-                IntVector tcb = (IntVector) ByteVector.fromMemorySegment(B64, w, so + ROWS + 8, LE)
-                        .convertShape(VectorOperators.ZERO_EXTEND_B2I, I256, 0);
                 is0 = sa.mul(sca).add(sb.mul(scb)).add(is0);
                 is1 = ta.mul(tca).add(tb.mul(tcb)).add(is1);
             }

@@ -36,9 +36,10 @@ import jdk.incubator.vector.VectorOperators;
  *                                 +64..1087  q[i][r]          elements i = 32p .. 32p+31 as the signed byte q − 32
  *   bytes 8704..8831                         d[r]             f32 super-scale
  * </pre>
- * The scales sit beside their quants rather than after all of them: a kernel that reads the block
- * strictly forward streams from memory at twice the rate of one that jumps ahead for the scales
- * (the hardware prefetcher loses a stream that goes back; docs/performance.md, 2026-12-07).
+ * The scales sit beside their quants rather than after all of them, and the kernels load them
+ * before their quants: a kernel that reads the block strictly forward streams from memory at twice
+ * the rate of one that jumps ahead for the scales (the hardware prefetcher loses a stream that
+ * goes back; docs/performance.md, 2026-12-07 and 2026-12-08).
  * Per row and super-block the sum is an exact int and {@code acc = fma(Σ sc·Σqx, d·dx, acc)} in
  * block order: the 512-bit, 256-bit and scalar forms agree bit for bit.
  */
@@ -135,6 +136,12 @@ final class Q6KInterleaved {
             IntVector is1 = IntVector.zero(I512);
             for (int j = 0; j < 16; j++) {
                 int xo = 256 * b + 16 * j;
+                // the scales before the quants, in address order (Q4KInterleaved.groupWide)
+                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1); // scale(j)
+                IntVector sc0 = (IntVector)
+                        ByteVector.fromMemorySegment(B128, w, so, LE).convertShape(VectorOperators.B2I, I512, 0);
+                IntVector sc1 = (IntVector)
+                        ByteVector.fromMemorySegment(B128, w, so + 16, LE).convertShape(VectorOperators.B2I, I512, 0);
                 long qo = base + (long) PAIR_BYTES * (j >> 1) + 2 * ROWS + 16 * ROWS * (j & 1); // quant(16j)
                 ShortVector p = ShortVector.zero(S512);
                 for (int l = 0; l < 8; l += 2) {
@@ -156,16 +163,13 @@ final class Q6KInterleaved {
                             .mul(xq[xo + l + 1])
                             .add(p2);
                 }
-                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1); // scale(j)
                 is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 0))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I512, 0)))
-                        .mul(((IntVector) ByteVector.fromMemorySegment(B128, w, so, LE)
-                                .convertShape(VectorOperators.B2I, I512, 0)))
+                        .mul(sc0)
                         .add(is0);
                 is1 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 1))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I512, 1)))
-                        .mul(((IntVector) ByteVector.fromMemorySegment(B128, w, so + 16, LE)
-                                .convertShape(VectorOperators.B2I, I512, 0)))
+                        .mul(sc1)
                         .add(is1);
             }
             float dx = xd[b];
@@ -204,6 +208,12 @@ final class Q6KInterleaved {
             IntVector is1 = IntVector.zero(I256);
             for (int j = 0; j < 16; j++) {
                 int xo = 256 * b + 16 * j;
+                // the scales first, in address order (see groupWide)
+                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1) + lane0;
+                IntVector sc0 = (IntVector)
+                        ByteVector.fromMemorySegment(B64, w, so, LE).convertShape(VectorOperators.B2I, I256, 0);
+                IntVector sc1 = (IntVector)
+                        ByteVector.fromMemorySegment(B64, w, so + 8, LE).convertShape(VectorOperators.B2I, I256, 0);
                 long qo = base + (long) PAIR_BYTES * (j >> 1) + 2 * ROWS + 16 * ROWS * (j & 1) + lane0;
                 ShortVector p = ShortVector.zero(S256);
                 for (int l = 0; l < 8; l++) {
@@ -219,16 +229,13 @@ final class Q6KInterleaved {
                             .mul(xq[xo + l])
                             .add(p2);
                 }
-                long so = base + (long) PAIR_BYTES * (j >> 1) + ROWS * (j & 1) + lane0;
                 is0 = ((IntVector) p.convertShape(VectorOperators.S2I, I256, 0))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I256, 0)))
-                        .mul(((IntVector) ByteVector.fromMemorySegment(B64, w, so, LE)
-                                .convertShape(VectorOperators.B2I, I256, 0)))
+                        .mul(sc0)
                         .add(is0);
                 is1 = ((IntVector) p.convertShape(VectorOperators.S2I, I256, 1))
                         .add(((IntVector) p2.convertShape(VectorOperators.S2I, I256, 1)))
-                        .mul(((IntVector) ByteVector.fromMemorySegment(B64, w, so + 8, LE)
-                                .convertShape(VectorOperators.B2I, I256, 0)))
+                        .mul(sc1)
                         .add(is1);
             }
             float dx = xd[b];
