@@ -49,6 +49,7 @@ class BenchVsTest {
         assertRow(lines[2], "pp16", 1000.0, "1000.00 ± 10.00");
         assertRow(lines[3], "tg4", 250.5, "250.50 ± 2.25");
         assertThat(run.out()).contains("alternating llama-bench / Jacap, 1 round per test");
+        assertThat(lines[0]).doesNotContain("per round"); // one round has no range
     }
 
     /** The row's Jacap rate over llama's is the printed ratio. */
@@ -74,6 +75,18 @@ class BenchVsTest {
         assertThat(run.code()).as(run.err()).isZero();
         assertThat(Files.readAllLines(log)).hasSize(2);
         assertThat(run.out()).contains("150.00 ± 70.71").contains("2 rounds per test"); // mean and spread of 100, 200
+        // the rounds' own ratios (Jacap over 100, then over 200) bound the ratio of the means, their mediant
+        String[] lines = run.out().split("\n");
+        assertThat(lines[0]).contains("per round");
+        List<String> cells =
+                Arrays.stream(lines[2].split("\\|")).map(String::strip).toList();
+        double ratio = Double.parseDouble(cells.get(8).replace("x", ""));
+        String[] range = cells.get(9).replace("x", "").split("-");
+        double lowest = Double.parseDouble(range[0]);
+        double highest = Double.parseDouble(range[1]);
+        assertThat(lowest).isLessThan(highest).isLessThanOrEqualTo(ratio + 0.005);
+        assertThat(highest).isGreaterThanOrEqualTo(ratio - 0.005);
+        assertThat(run.out()).contains("per round: the lowest and highest of the rounds' own ratios");
     }
 
     @Test

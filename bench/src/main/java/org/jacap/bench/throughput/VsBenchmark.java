@@ -59,7 +59,13 @@ public final class VsBenchmark {
                         ? new SampleStats(lastLlama.avgTs(), lastLlama.stddevTs(), settings.repetitions())
                         : SampleStats.of(l);
                 SampleStats jacapStats = rounds == 1 ? lastJacap : SampleStats.of(j);
-                rows.add(new VsReport.Row(summary, threads, test, llamaStats, jacapStats));
+                double lowest = Double.POSITIVE_INFINITY;
+                double highest = Double.NEGATIVE_INFINITY;
+                for (int r = 0; r < rounds; r++) {
+                    lowest = Math.min(lowest, j[r] / l[r]);
+                    highest = Math.max(highest, j[r] / l[r]);
+                }
+                rows.add(new VsReport.Row(summary, threads, test, llamaStats, jacapStats, lowest, highest));
             }
         }
         return new VsReport(rows, rounds);
