@@ -37,7 +37,7 @@ import jdk.incubator.vector.VectorOperators;
  * {@code 384·B + 4480·b}), so the minimums' pass ({@link #minimumsWide}) reads one run of bytes
  * instead of 256 bytes every 4,864, which the hardware prefetchers do not follow. For the same
  * reason each chunk's scales sit just before its quants and are loaded first, so the quants' pass
- * only reads forward (loaded after the quants, the scales cost 12-17% of the decode's rate from
+ * only reads forward (loaded after the quants, the scales cost 11-15% of the decode's rate from
  * memory; docs/performance.md, 2026-12-08):
  * <pre>
  *   minimums part  bytes    0..255   m[j][r]     6-bit minimum of sub-block j of row r
