@@ -63,10 +63,12 @@ public final class Interleaving {
     /**
      * Rows {@code [r0, r0+n)} of the repacked {@code type} matrix {@code w} against {@code x} into
      * {@code out[outOff + r0 ..)}: at 512 bits ({@link Layouts#WIDE}), 256, or the scalar twin;
-     * {@code scratch} holds at least {@link Q4KInterleaved#ROWS} floats.
+     * {@code scratch} holds at least {@link Q4KInterleaved#ROWS} floats; {@code narrowQuants} as
+     * {@link WeightMatrix#narrowQuants} (a Q8_0 copy then sums 16 columns before widening).
      */
     static void rows(
             GgmlType type,
+            boolean narrowQuants,
             boolean vectorized,
             MemorySegment w,
             QuantizedActivations x,
@@ -95,6 +97,8 @@ public final class Interleaving {
         } else if (type == GgmlType.Q8_0) {
             if (!vectorized) {
                 Q8_0Interleaved.rowsScalar(w, x, cols, out, outOff, r0, n);
+            } else if (Layouts.WIDE && narrowQuants) {
+                Q8_0Interleaved.rowsWideNarrowQuants(w, x, cols, out, outOff, r0, n);
             } else if (Layouts.WIDE) {
                 Q8_0Interleaved.rowsWide(w, x, cols, out, outOff, r0, n);
             } else {

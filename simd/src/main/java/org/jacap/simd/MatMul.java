@@ -206,6 +206,8 @@ public final class MatMul {
     private MemorySegment data;
     /** The decode product's repacked weights ({@link Interleaving}); null when it reads {@link #data}. */
     private MemorySegment interleaved;
+    /** The matrix's {@link WeightMatrix#narrowQuants}, for the decode kernel of its repacked copy. */
+    private boolean narrowQuants;
 
     /** The prefill's repacked weights ({@link #matMulRepackedRows}); null when it reads {@link #data}. */
     private MemorySegment prefillCopy;
@@ -366,6 +368,7 @@ public final class MatMul {
         this.dequantize = DEQUANTIZERS[w.type().ordinal()];
         this.data = w.data();
         this.interleaved = integer ? w.interleaved() : null;
+        this.narrowQuants = w.narrowQuants();
         this.rowBytes = w.rowBytes();
         this.rows = w.rows();
         this.cols = w.cols();
@@ -522,7 +525,17 @@ public final class MatMul {
             int r1 = Math.min(w.rows(), (hi - sharedBase[m]) * unit);
             if (w.interleaved() != null) {
                 Interleaving.rows(
-                        w.type(), vectorized, w.interleaved(), q8, cols, o, 0, r0, r1 - r0, dotScratch[worker].floats);
+                        w.type(),
+                        w.narrowQuants(),
+                        vectorized,
+                        w.interleaved(),
+                        q8,
+                        cols,
+                        o,
+                        0,
+                        r0,
+                        r1 - r0,
+                        dotScratch[worker].floats);
                 continue;
             }
             long rowBytes = w.rowBytes();
@@ -666,7 +679,17 @@ public final class MatMul {
         int n = Math.min(rows, groupEnd * Q4KInterleaved.ROWS) - r0;
         if (n > 0) {
             Interleaving.rows(
-                    kernel.type(), vectorized, interleaved, q8, cols, out, outOff, r0, n, dotScratch[worker].floats);
+                    kernel.type(),
+                    narrowQuants,
+                    vectorized,
+                    interleaved,
+                    q8,
+                    cols,
+                    out,
+                    outOff,
+                    r0,
+                    n,
+                    dotScratch[worker].floats);
         }
     }
 

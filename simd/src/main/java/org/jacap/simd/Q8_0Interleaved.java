@@ -76,6 +76,71 @@ final class Q8_0Interleaved {
         }
     }
 
+    /**
+     * {@link #rowsWide} for a matrix whose quants lie in {@code −16..16} (a widened Q5_0, {@link
+     * WeightMatrix#narrowQuants}): with activations in {@code −127..127} sixteen columns' products
+     * add up exactly in 16-bit lanes (at most 16·16·127 = 32,512), so the sums widen to ints once
+     * per 16 columns instead of once per 2. The same exact sums: the same bits.
+     */
+    static void rowsWideNarrowQuants(
+            MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
+        int blocks = cols / 32;
+        for (int g = r0 / ROWS; g * ROWS < r0 + n; g++) {
+            groupWideNarrowQuants(
+                    w, (long) g * blocks * GROUP_BLOCK_BYTES, x, blocks, out, outOff + g * ROWS, r0 + n - g * ROWS);
+        }
+    }
+
+    private static void groupWideNarrowQuants(
+            MemorySegment w, long gOff, QuantizedActivations x, int blocks, float[] out, int outOff, int valid) {
+        final short[] xq = x.q;
+        final float[] xd = x.d;
+        FloatVector acc0 = FloatVector.zero(F512);
+        FloatVector acc1 = FloatVector.zero(F512);
+        for (int b = 0; b < blocks; b++) {
+            long base = gOff + (long) b * GROUP_BLOCK_BYTES;
+            int xo = 32 * b;
+            ShortVector p = ShortVector.zero(S512);
+            for (int l = 0; l < 16; l += 2) {
+                ByteVector two = ByteVector.fromMemorySegment(ByteVector.SPECIES_512, w, base + (long) l * ROWS, LE);
+                p = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 0))
+                        .mul(xq[xo + l])
+                        .add(p);
+                p = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 1))
+                        .mul(xq[xo + l + 1])
+                        .add(p);
+            }
+            ShortVector p2 = ShortVector.zero(S512);
+            for (int l = 16; l < 32; l += 2) {
+                ByteVector two = ByteVector.fromMemorySegment(ByteVector.SPECIES_512, w, base + (long) l * ROWS, LE);
+                p2 = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 0))
+                        .mul(xq[xo + l])
+                        .add(p2);
+                p2 = ((ShortVector) two.convertShape(VectorOperators.B2S, S512, 1))
+                        .mul(xq[xo + l + 1])
+                        .add(p2);
+            }
+            IntVector s0 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 0))
+                    .add((IntVector) p2.convertShape(VectorOperators.S2I, I512, 0));
+            IntVector s1 = ((IntVector) p.convertShape(VectorOperators.S2I, I512, 1))
+                    .add((IntVector) p2.convertShape(VectorOperators.S2I, I512, 1));
+            float dx = xd[b];
+            FloatVector d0 =
+                    FloatVector.fromMemorySegment(F512, w, base + D, LE).mul(dx);
+            FloatVector d1 =
+                    FloatVector.fromMemorySegment(F512, w, base + D + 64, LE).mul(dx);
+            acc0 = ((FloatVector) s0.convert(VectorOperators.I2F, 0)).fma(d0, acc0);
+            acc1 = ((FloatVector) s1.convert(VectorOperators.I2F, 0)).fma(d1, acc1);
+        }
+        if (valid >= ROWS) {
+            acc0.intoArray(out, outOff);
+            acc1.intoArray(out, outOff + 16);
+        } else {
+            acc0.intoArray(out, outOff, F512.indexInRange(0, valid));
+            acc1.intoArray(out, outOff + 16, F512.indexInRange(16, valid));
+        }
+    }
+
     /** {@link #rowsWide} in 256-bit vectors: each group as two halves of 16 rows. */
     static void rowsNarrow(MemorySegment w, QuantizedActivations x, int cols, float[] out, int outOff, int r0, int n) {
         int blocks = cols / 32;

@@ -115,6 +115,48 @@ class InterleavingTest {
     }
 
     /**
+     * A widened Q5_0 matrix (quants −16..15) decodes through the kernel that sums 16 columns in
+     * 16 bits: the scalar twin's and the general kernel's bits, for random weights and for the
+     * largest sums there are (every quant −16, every activation −127: 16·16·127 = 32,512 a half).
+     */
+    @ParameterizedTest
+    @CsvSource({"70,2048", "45,96", "1,64", "32,1056"})
+    void narrowQuantsSumSixteenColumnsToTheSameBits(int rows, int cols) {
+        WeightMatrix random = Interleaving.repack(Widening.widen(matrix(GgmlType.Q5_0, rows, cols, rows * 17L + cols)));
+        MemorySegment zeros = Arena.ofAuto().allocate((long) rows * GgmlType.Q5_0.bytesFor(cols));
+        for (long b = 0; b < zeros.byteSize(); b += 22) {
+            zeros.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, b, (short) 0x3C00); // d = 1, every q = 0
+        }
+        WeightMatrix extreme = Interleaving.repack(Widening.widen(WeightMatrix.of(zeros, GgmlType.Q5_0, rows, cols)));
+        float[] minusOnes = new float[cols];
+        Arrays.fill(minusOnes, -1f);
+        QuantizedActivations low = new QuantizedActivations();
+        low.quantize(VecDotType.Q8_0, minusOnes, 0, cols);
+        QuantizedActivations x = activations(GgmlType.Q8_0, cols, cols);
+        for (Object[] c : new Object[][] {{random, x}, {extreme, low}}) {
+            WeightMatrix m = (WeightMatrix) c[0];
+            QuantizedActivations a = (QuantizedActivations) c[1];
+            assertThat(m.narrowQuants()).isTrue();
+            for (int[] range : new int[][] {{0, rows}, {0, Math.min(rows, 13)}}) {
+                float[] scalar = run(Q8_0Interleaved::rowsScalar, m, a, range[0], range[1]);
+                float[] general = run(Q8_0Interleaved::rowsWide, m, a, range[0], range[1]);
+                float[] narrow = run(Q8_0Interleaved::rowsWideNarrowQuants, m, a, range[0], range[1]);
+                assertThat(narrow).as("rows %s", Arrays.toString(range)).containsExactly(scalar);
+                assertThat(general).containsExactly(scalar);
+                TestData.assertSentinels(narrow, 3 + range[0], range[1]);
+            }
+        }
+        // the extreme sums are what they must be: each row Σ over blocks of 32 · 16 · 127 · d · dx
+        float[] out = run(Q8_0Interleaved::rowsWideNarrowQuants, extreme, low, 0, rows);
+        float dx = low.d[0];
+        float expected = 0f;
+        for (int b = 0; b < cols / 32; b++) {
+            expected = Math.fma(32f * 16 * 127, 1f * dx, expected);
+        }
+        assertThat(out[3]).isEqualTo(expected);
+    }
+
+    /**
      * The same exact integer sums as the stored kernel, in another float order: per super-block
      * one rounding of each of the two products and of each running sum, so the two results differ
      * by a few units of the sum of the terms' magnitudes, at most 1e-5 of it here; a wrong
