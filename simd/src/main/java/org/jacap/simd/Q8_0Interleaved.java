@@ -91,6 +91,9 @@ final class Q8_0Interleaved {
         }
     }
 
+    // written out beside groupWide, not sharing its tail: a helper that takes or returns vectors and
+    // that C2 leaves out of line boxes them (a two-group Q4_K variant with two such helpers: 2.9 t/s
+    // instead of 17; docs/performance.md, 2026-12-08)
     private static void groupWideNarrowQuants(
             MemorySegment w, long gOff, QuantizedActivations x, int blocks, float[] out, int outOff, int valid) {
         final short[] xq = x.q;
