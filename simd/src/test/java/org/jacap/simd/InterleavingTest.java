@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 import org.jacap.gguf.GgmlType;
@@ -125,7 +126,7 @@ class InterleavingTest {
         WeightMatrix random = Interleaving.repack(Widening.widen(matrix(GgmlType.Q5_0, rows, cols, rows * 17L + cols)));
         MemorySegment zeros = Arena.ofAuto().allocate((long) rows * GgmlType.Q5_0.bytesFor(cols));
         for (long b = 0; b < zeros.byteSize(); b += 22) {
-            zeros.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, b, (short) 0x3C00); // d = 1, every q = 0
+            zeros.set(ValueLayout.JAVA_SHORT_UNALIGNED, b, (short) 0x3C00); // d = 1, every q = 0
         }
         WeightMatrix extreme = Interleaving.repack(Widening.widen(WeightMatrix.of(zeros, GgmlType.Q5_0, rows, cols)));
         float[] minusOnes = new float[cols];
@@ -133,19 +134,8 @@ class InterleavingTest {
         QuantizedActivations low = new QuantizedActivations();
         low.quantize(VecDotType.Q8_0, minusOnes, 0, cols);
         QuantizedActivations x = activations(GgmlType.Q8_0, cols, cols);
-        for (Object[] c : new Object[][] {{random, x}, {extreme, low}}) {
-            WeightMatrix m = (WeightMatrix) c[0];
-            QuantizedActivations a = (QuantizedActivations) c[1];
-            assertThat(m.narrowQuants()).isTrue();
-            for (int[] range : new int[][] {{0, rows}, {0, Math.min(rows, 13)}}) {
-                float[] scalar = run(Q8_0Interleaved::rowsScalar, m, a, range[0], range[1]);
-                float[] general = run(Q8_0Interleaved::rowsWide, m, a, range[0], range[1]);
-                float[] narrow = run(Q8_0Interleaved::rowsWideNarrowQuants, m, a, range[0], range[1]);
-                assertThat(narrow).as("rows %s", Arrays.toString(range)).containsExactly(scalar);
-                assertThat(general).containsExactly(scalar);
-                TestData.assertSentinels(narrow, 3 + range[0], range[1]);
-            }
-        }
+        assertNarrowQuantsKernelIsTheScalarTwin(random, x, rows);
+        assertNarrowQuantsKernelIsTheScalarTwin(extreme, low, rows);
         // the extreme sums are what they must be: each row Σ over blocks of 32 · 16 · 127 · d · dx
         float[] out = run(Q8_0Interleaved::rowsWideNarrowQuants, extreme, low, 0, rows);
         float dx = low.d[0];
@@ -154,6 +144,19 @@ class InterleavingTest {
             expected = Math.fma(32f * 16 * 127, 1f * dx, expected);
         }
         assertThat(out[3]).isEqualTo(expected);
+    }
+
+    /** The narrow-quant kernel, and the general one, give the scalar twin's bits on all rows and on a few. */
+    private static void assertNarrowQuantsKernelIsTheScalarTwin(WeightMatrix m, QuantizedActivations a, int rows) {
+        assertThat(m.narrowQuants()).isTrue();
+        for (int[] range : new int[][] {{0, rows}, {0, Math.min(rows, 13)}}) {
+            float[] scalar = run(Q8_0Interleaved::rowsScalar, m, a, range[0], range[1]);
+            float[] general = run(Q8_0Interleaved::rowsWide, m, a, range[0], range[1]);
+            float[] narrow = run(Q8_0Interleaved::rowsWideNarrowQuants, m, a, range[0], range[1]);
+            assertThat(narrow).as("rows %s", Arrays.toString(range)).containsExactly(scalar);
+            assertThat(general).containsExactly(scalar);
+            TestData.assertSentinels(narrow, 3 + range[0], range[1]);
+        }
     }
 
     /**
